@@ -1,0 +1,53 @@
+package blocks
+
+import "encoding/json"
+
+// Kind names what a Block is. The set is closed except for Component blocks,
+// whose Tag names a host-registered UI component.
+type Kind string
+
+// The block kinds. See the package documentation for the fields each uses.
+const (
+	Markdown   Kind = "markdown"    // prose; Content. Consecutive chunks concatenate.
+	Code       Kind = "code"        // fenced code; Content, Tag = language
+	Mermaid    Kind = "mermaid"     // mermaid diagram source; Content
+	Load       Kind = "load"        // placeholder while a fenced block streams; Tag = kind being loaded
+	ToolCall   Kind = "tool_call"   // the model called a tool; ID, Name, Data = arguments
+	ToolResult Kind = "tool_result" // a tool's outcome; ID, Name, OK, Content = summary, Data
+	Confirm    Kind = "confirm"     // approval card; ID = token, Name = tool, Content = summary
+	Form       Kind = "form"        // ask_user form; ID = call id, Data = questions
+	Component  Kind = "component"   // custom UI block; Tag = component name, Data = props
+	Warning    Kind = "warning"     // a notice to the user; Content
+	Error      Kind = "error"       // terminal error; ErrorCode, Content = safe message
+	Meta       Kind = "meta"        // turn metadata; Meta
+)
+
+// Block is one unit of assistant output. The same value is streamed to the
+// client (compact NDJSON keys) and persisted (verbose keys), so reloading a
+// thread shows exactly what streamed.
+type Block struct {
+	Kind      Kind            // wire "k", stored "kind"
+	Content   string          // wire "c", stored "content"
+	Tag       string          // wire "t", stored "tag"
+	ErrorCode string          // wire "e", stored "error_code" (error blocks)
+	ID        string          // wire "id", stored "id" (tool call id, confirm token)
+	Name      string          // wire "n", stored "name" (tool name)
+	OK        bool            // wire "ok", stored "ok" (tool_result only; always written there)
+	Data      json.RawMessage // wire "d", stored "data": a JSON value
+	Meta      *MetaInfo       // wire "m", stored "meta" (meta blocks)
+}
+
+// MetaInfo is the payload of a Meta block. Its keys are the same on the wire
+// and in storage.
+type MetaInfo struct {
+	ThreadID      string `json:"thread_id,omitempty"`
+	MessageID     string `json:"message_id,omitempty"`      // the assistant message
+	UserMessageID string `json:"user_message_id,omitempty"` // the user message of this turn
+	Title         string `json:"title,omitempty"`
+	InputTokens   int64  `json:"input_tokens,omitempty"`
+	OutputTokens  int64  `json:"output_tokens,omitempty"`
+	Finish        string `json:"finish,omitempty"` // why the turn ended: stop, length, tool_calls, approval, client_tool, ask_user, error, cancelled
+}
+
+// Terminal reports whether b ends a stream: an Error block is always last.
+func (b *Block) Terminal() bool { return b.Kind == Error }

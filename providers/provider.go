@@ -1,0 +1,119 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+)
+
+// Provider streams one model completion.
+//
+// Stream returns a single-use sequence of events. The sequence yields each
+// event with a nil error; on failure it yields a zero Event and a non-nil
+// error (an *Error classifying the cause) and then ends. When the consumer
+// stops early the provider must release the connection before returning.
+// Implementations must be safe for concurrent use; req is read-only.
+type Provider interface {
+	Stream(ctx context.Context, req *Request) iter.Seq2[Event, error]
+}
+
+// ProviderFunc adapts a function to a Provider.
+type ProviderFunc func(ctx context.Context, req *Request) iter.Seq2[Event, error]
+
+// Stream calls f(ctx, req).
+func (f ProviderFunc) Stream(ctx context.Context, req *Request) iter.Seq2[Event, error] {
+	return f(ctx, req)
+}
+
+// Role is the author of a Message.
+type Role string
+
+// Message roles.
+const (
+	System    Role = "system"
+	User      Role = "user"
+	Assistant Role = "assistant"
+	Tool      Role = "tool"
+)
+
+// Message is one entry of the conversation sent to the model. Stored
+// assistant messages keep these for exact replay of tool calls and results.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`   // assistant messages
+	ToolCallID string     `json:"tool_call_id,omitempty"` // tool messages
+}
+
+// ToolCall is a complete tool call proposed by the model.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"` // as the model sent it; may be invalid JSON
+}
+
+// ToolDef describes a tool offered to the model.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments object
+}
+
+// Request is one completion request. The System prompt is sent first,
+// followed by Messages.
+type Request struct {
+	Model       string    // empty: the provider's default
+	System      string    // system prompt; empty: none
+	Messages    []Message //
+	Tools       []ToolDef // empty: no tools offered
+	MaxTokens   int       // 0: provider default
+	Temperature *float64  // nil: provider default
+}
+
+// EventKind discriminates Event.
+type EventKind uint8
+
+// Event kinds.
+const (
+	TextDelta      EventKind = iota + 1 // Text holds the next piece of the answer
+	ReasoningDelta                      // Text holds the next piece of visible reasoning
+	ToolCallEvent                       // ToolCall holds a complete call (arguments assembled)
+	UsageEvent                          // Usage holds token counts for the whole call
+	FinishEvent                         // Finish holds why the model stopped
+)
+
+// FinishReason says why the model stopped.
+type FinishReason string
+
+// Finish reasons.
+const (
+	FinishStop          FinishReason = "stop"
+	FinishLength        FinishReason = "length"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishContentFilter FinishReason = "content_filter"
+)
+
+// Event is one element of a provider stream. It is a plain struct rather than
+// an interface so the per-token path does not allocate.
+type Event struct {
+	Kind     EventKind
+	Text     string
+	ToolCall ToolCall
+	Usage    Usage
+	Finish   FinishReason
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	InputTokens       int64 `json:"input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CachedInputTokens + v.CachedInputTokens}
+}
+
+// Total is input plus output tokens.
+func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }

@@ -1,0 +1,135 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/parleyhq/parley/blocks"
+)
+
+// Sentinel errors. Implementations return them (possibly wrapped) so callers
+// can test with errors.Is.
+var (
+	// ErrNotFound: no row with that id (or it belongs to no one visible).
+	ErrNotFound = errors.New("store: not found")
+	// ErrConflict: an id is already taken, or a write lost a race it must not win.
+	ErrConflict = errors.New("store: conflict")
+	// ErrInvalid: the caller passed a value the store cannot hold
+	// (missing owner, empty id where one is required, unknown role).
+	ErrInvalid = errors.New("store: invalid value")
+)
+
+// Store is everything the Engine persists. Each concern is its own interface
+// so an implementation can be tested and documented per concern.
+// Implementations must be safe for concurrent use by many goroutines and,
+// for shared databases, by many processes.
+type Store interface {
+	Threads
+	Messages
+}
+
+// Thread is one conversation, owned by one user.
+type Thread struct {
+	ID                string
+	OwnerID           string
+	Title             string
+	CreatedAt         time.Time
+	UpdatedAt         time.Time  // last message appended or thread changed
+	ArchivedAt        *time.Time // soft delete; nil while active
+	CancelRequestedAt *time.Time // a cancel was requested for the running turn
+}
+
+// ListOptions filters and pages ListThreads.
+type ListOptions struct {
+	Limit           int       // <= 0: 50
+	Before          time.Time // only threads updated strictly before; zero: no bound
+	IncludeArchived bool
+}
+
+// Threads persists conversations.
+type Threads interface {
+	// CreateThread inserts t. An empty t.ID is filled with a new UUID; zero
+	// CreatedAt/UpdatedAt are set to now. OwnerID is required (ErrInvalid);
+	// an existing ID returns ErrConflict.
+	CreateThread(ctx context.Context, t *Thread) error
+	// GetThread returns the thread, archived or not, or ErrNotFound.
+	GetThread(ctx context.Context, id string) (Thread, error)
+	// ListThreads returns ownerID's threads, most recently updated first,
+	// skipping archived threads unless opts.IncludeArchived.
+	ListThreads(ctx context.Context, ownerID string, opts ListOptions) ([]Thread, error)
+	// RenameThread sets the title. ErrNotFound if there is no such thread.
+	RenameThread(ctx context.Context, id, title string) error
+	// ArchiveThread marks the thread archived at at (idempotent: an archived
+	// thread keeps its first archive time). ErrNotFound if there is none.
+	ArchiveThread(ctx context.Context, id string, at time.Time) error
+	// DeleteThread removes the thread and its messages. ErrNotFound if there is none.
+	DeleteThread(ctx context.Context, id string) error
+	// RequestCancel records that the running turn of the thread should stop.
+	// ErrNotFound if there is no such thread.
+	RequestCancel(ctx context.Context, id string, at time.Time) error
+	// ClearCancel removes a cancel request. ErrNotFound if there is no such thread.
+	ClearCancel(ctx context.Context, id string) error
+}
+
+// Role of a stored message.
+type Role string
+
+// Message roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Status of an assistant message.
+type Status string
+
+// Message statuses. User messages are always StatusComplete.
+const (
+	StatusStreaming   Status = "streaming"   // the placeholder of a running turn
+	StatusComplete    Status = "complete"    // the turn ended normally
+	StatusFailed      Status = "failed"      // the turn ended with an error block
+	StatusCancelled   Status = "cancelled"   // stopped by a cancel request or supersession
+	StatusInterrupted Status = "interrupted" // its worker died; partial blocks kept
+)
+
+// Message is one turn of a thread.
+type Message struct {
+	ID       string
+	ThreadID string
+	Seq      int // 1-based position in the thread, assigned by AppendTurn
+	Role     Role
+	Status   Status
+	// Content is the user's text (user messages).
+	Content string
+	// Blocks are what the user saw, in stored (verbose) form.
+	Blocks []blocks.Block
+	// ModelMessages are the provider messages of the turn (assistant tool
+	// calls, tool results, final text) for exact replay. Opaque to the store.
+	ModelMessages json.RawMessage
+	InputTokens   int64
+	OutputTokens  int64
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// Messages persists the turns of threads.
+type Messages interface {
+	// AppendTurn atomically appends a user message and the assistant
+	// placeholder that will hold the reply, with consecutive Seq values
+	// after the thread's last message, and bumps the thread's UpdatedAt.
+	// Empty IDs are filled; zero times are set to now. Both messages are
+	// written or neither is. ErrNotFound if the thread does not exist,
+	// ErrInvalid if the roles are not user then assistant.
+	AppendTurn(ctx context.Context, user, assistant *Message) error
+	// UpdateMessage replaces the mutable fields of m (Status, Blocks,
+	// ModelMessages, token counts, UpdatedAt) by m.ID. ErrNotFound if the
+	// message does not exist.
+	UpdateMessage(ctx context.Context, m *Message) error
+	// GetMessage returns one message or ErrNotFound.
+	GetMessage(ctx context.Context, id string) (Message, error)
+	// ListMessages returns the thread's messages in Seq order. An unknown
+	// thread returns ErrNotFound.
+	ListMessages(ctx context.Context, threadID string) ([]Message, error)
+}
