@@ -12,14 +12,14 @@ type Category string
 
 // Failure categories.
 const (
-	CategoryAuth        Category = "auth"         // bad or missing credentials (401, 403)
-	CategoryRateLimit   Category = "rate_limit"   // 429
-	CategoryNotFound    Category = "not_found"    // unknown model or route (404)
-	CategoryBadRequest  Category = "bad_request"  // the request was rejected (400, 413, 422)
-	CategoryTimeout     Category = "timeout"      // deadline exceeded
-	CategoryConnection  Category = "connection"   // network failure, dropped or malformed stream
-	CategoryUnavailable Category = "unavailable"  // 5xx, overloaded
-	CategoryCanceled    Category = "canceled"     // the caller's context was canceled
+	CategoryAuth        Category = "auth"        // bad or missing credentials (401, 403)
+	CategoryRateLimit   Category = "rate_limit"  // 429
+	CategoryNotFound    Category = "not_found"   // unknown model or route (404)
+	CategoryBadRequest  Category = "bad_request" // the request was rejected (400, 413, 422)
+	CategoryTimeout     Category = "timeout"     // deadline exceeded
+	CategoryConnection  Category = "connection"  // network failure, dropped or malformed stream
+	CategoryUnavailable Category = "unavailable" // 5xx, overloaded
+	CategoryCanceled    Category = "canceled"    // the caller's context was canceled
 )
 
 // Sentinels, one per category; errors.Is(err, ErrRateLimit) holds for an
