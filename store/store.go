@@ -36,7 +36,7 @@ type Thread struct {
 	OwnerID           string
 	Title             string
 	CreatedAt         time.Time
-	UpdatedAt         time.Time  // last message appended or thread changed
+	UpdatedAt         time.Time  // set by CreateThread, AppendTurn and RenameThread
 	ArchivedAt        *time.Time // soft delete; nil while active
 	CancelRequestedAt *time.Time // a cancel was requested for the running turn
 }
@@ -66,10 +66,11 @@ type Threads interface {
 	ArchiveThread(ctx context.Context, id string, at time.Time) error
 	// DeleteThread removes the thread and its messages. ErrNotFound if there is none.
 	DeleteThread(ctx context.Context, id string) error
-	// RequestCancel records that the running turn of the thread should stop.
-	// ErrNotFound if there is no such thread.
+	// RequestCancel records that the running turn of the thread should stop;
+	// a later request replaces the time. ErrNotFound if there is no such thread.
 	RequestCancel(ctx context.Context, id string, at time.Time) error
-	// ClearCancel removes a cancel request. ErrNotFound if there is no such thread.
+	// ClearCancel removes a cancel request; clearing when none is pending
+	// succeeds. ErrNotFound if there is no such thread.
 	ClearCancel(ctx context.Context, id string) error
 }
 
@@ -119,9 +120,11 @@ type Messages interface {
 	// AppendTurn atomically appends a user message and the assistant
 	// placeholder that will hold the reply, with consecutive Seq values
 	// after the thread's last message, and bumps the thread's UpdatedAt.
-	// Empty IDs are filled; zero times are set to now. Both messages are
+	// Empty IDs are filled with new UUIDs; zero times are set to now; an
+	// empty assistant.ThreadID is taken from user.ThreadID. Both messages are
 	// written or neither is. ErrNotFound if the thread does not exist,
-	// ErrInvalid if the roles are not user then assistant.
+	// ErrInvalid if the roles are not user then assistant or the thread ids
+	// differ, ErrConflict if a message id is taken (or both share one).
 	AppendTurn(ctx context.Context, user, assistant *Message) error
 	// UpdateMessage replaces the mutable fields of m (Status, Blocks,
 	// ModelMessages, token counts, UpdatedAt) by m.ID. ErrNotFound if the

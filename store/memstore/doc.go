@@ -1,0 +1,28 @@
+// Package memstore is an in-memory store.Store: for tests, examples and
+// single-process deployments that need no history across restarts. It is a
+// full implementation and passes the store/storetest conformance suite.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use. One sync.RWMutex guards it: reads
+// share it, writes hold it alone, so AppendTurn assigns Seq without gaps or
+// duplicates. A Store lives in one process, so a cancel requested through
+// it is seen only by that process.
+//
+// # Copies
+//
+// Values are deep-copied on the way in and on the way out: the Blocks slice,
+// each Block's Data and Meta, ModelMessages and the thread's time pointers.
+// Mutating a value passed in or returned never changes the store. Raw JSON is
+// kept byte for byte.
+//
+// # Choices the contract leaves open
+//
+// RenameThread sets UpdatedAt to now, since the title is part of the
+// thread; ArchiveThread, RequestCancel, ClearCancel and UpdateMessage do
+// not. Threads updated at the same instant list by descending ID. A later
+// RequestCancel replaces the earlier time. AppendTurn fills an empty
+// assistant ThreadID from the user message, rejects a different one with
+// store.ErrInvalid and a message ID already taken with store.ErrConflict,
+// and changes the caller's messages only when it succeeds.
+package memstore

@@ -1,0 +1,350 @@
+package memstore
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/store"
+)
+
+var _ store.Store = (*Store)(nil)
+
+// Store is an in-memory store.Store. The zero value is not usable; call New.
+type Store struct {
+	mu       sync.RWMutex
+	threads  map[string]*thread
+	messages map[string]msgRef // message id -> where it lives
+}
+
+// thread is a stored thread and its messages, which are kept in Seq order:
+// msgs[i].Seq == i+1, because AppendTurn is the only way in.
+type thread struct {
+	t    store.Thread
+	msgs []store.Message
+}
+
+type msgRef struct {
+	th *thread
+	i  int // index in th.msgs
+}
+
+// New returns an empty Store.
+func New() *Store {
+	return &Store{
+		threads:  make(map[string]*thread),
+		messages: make(map[string]msgRef),
+	}
+}
+
+// now is the store's clock. Times are kept as given; Round(0) only drops the
+// monotonic reading so stored values print and compare like any other.
+func now() time.Time { return time.Now().Round(0) }
+
+// CreateThread implements store.Threads.
+func (s *Store) CreateThread(ctx context.Context, t *store.Thread) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if t == nil || t.OwnerID == "" {
+		return fmt.Errorf("memstore: create thread: owner required: %w", store.ErrInvalid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.ID != "" {
+		if _, ok := s.threads[t.ID]; ok {
+			return fmt.Errorf("memstore: create thread %q: %w", t.ID, store.ErrConflict)
+		}
+	} else {
+		t.ID = uuid.NewString()
+	}
+	n := now()
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = n
+	}
+	if t.UpdatedAt.IsZero() {
+		t.UpdatedAt = n
+	}
+	s.threads[t.ID] = &thread{t: cloneThread(*t)}
+	return nil
+}
+
+// GetThread implements store.Threads.
+func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Thread{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	th, ok := s.threads[id]
+	if !ok {
+		return store.Thread{}, notFound("thread", id)
+	}
+	return cloneThread(th.t), nil
+}
+
+// ListThreads implements store.Threads. Threads updated at the same instant
+// are ordered by descending ID so that the order is stable.
+func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.ListOptions) ([]store.Thread, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	s.mu.RLock()
+	out := make([]store.Thread, 0)
+	for _, th := range s.threads {
+		t := th.t
+		if t.OwnerID != ownerID ||
+			(t.ArchivedAt != nil && !opts.IncludeArchived) ||
+			(!opts.Before.IsZero() && !t.UpdatedAt.Before(opts.Before)) {
+			continue
+		}
+		out = append(out, cloneThread(t))
+	}
+	s.mu.RUnlock()
+	slices.SortFunc(out, func(a, b store.Thread) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// RenameThread implements store.Threads. A rename is a change to the thread,
+// so it also sets UpdatedAt.
+func (s *Store) RenameThread(ctx context.Context, id, title string) error {
+	return s.updateThread(ctx, "rename", id, func(t *store.Thread) {
+		t.Title = title
+		t.UpdatedAt = now()
+	})
+}
+
+// ArchiveThread implements store.Threads.
+func (s *Store) ArchiveThread(ctx context.Context, id string, at time.Time) error {
+	return s.updateThread(ctx, "archive", id, func(t *store.Thread) {
+		if t.ArchivedAt == nil {
+			t.ArchivedAt = &at
+		}
+	})
+}
+
+// RequestCancel implements store.Threads. A later request replaces an
+// earlier one.
+func (s *Store) RequestCancel(ctx context.Context, id string, at time.Time) error {
+	return s.updateThread(ctx, "request cancel", id, func(t *store.Thread) {
+		t.CancelRequestedAt = &at
+	})
+}
+
+// ClearCancel implements store.Threads.
+func (s *Store) ClearCancel(ctx context.Context, id string) error {
+	return s.updateThread(ctx, "clear cancel", id, func(t *store.Thread) {
+		t.CancelRequestedAt = nil
+	})
+}
+
+func (s *Store) updateThread(ctx context.Context, op, id string, f func(*store.Thread)) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	th, ok := s.threads[id]
+	if !ok {
+		return fmt.Errorf("memstore: %s: %w", op, notFound("thread", id))
+	}
+	f(&th.t)
+	return nil
+}
+
+// DeleteThread implements store.Threads.
+func (s *Store) DeleteThread(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	th, ok := s.threads[id]
+	if !ok {
+		return fmt.Errorf("memstore: delete: %w", notFound("thread", id))
+	}
+	for _, m := range th.msgs {
+		delete(s.messages, m.ID)
+	}
+	delete(s.threads, id)
+	return nil
+}
+
+// AppendTurn implements store.Messages. An empty assistant.ThreadID is
+// filled from user.ThreadID; a different one is ErrInvalid. A message ID
+// already taken (or the two messages sharing one) is ErrConflict. The
+// caller's messages are filled in only when the turn is written.
+func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch {
+	case user == nil || assistant == nil:
+		return fmt.Errorf("memstore: append turn: nil message: %w", store.ErrInvalid)
+	case user.Role != store.RoleUser || assistant.Role != store.RoleAssistant:
+		return fmt.Errorf("memstore: append turn: roles %q, %q, want user, assistant: %w",
+			user.Role, assistant.Role, store.ErrInvalid)
+	case user.ThreadID == "":
+		return fmt.Errorf("memstore: append turn: thread id required: %w", store.ErrInvalid)
+	case assistant.ThreadID != "" && assistant.ThreadID != user.ThreadID:
+		return fmt.Errorf("memstore: append turn: messages name threads %q and %q: %w",
+			user.ThreadID, assistant.ThreadID, store.ErrInvalid)
+	case user.ID != "" && user.ID == assistant.ID:
+		return fmt.Errorf("memstore: append turn: both messages have id %q: %w", user.ID, store.ErrConflict)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	th, ok := s.threads[user.ThreadID]
+	if !ok {
+		return fmt.Errorf("memstore: append turn: %w", notFound("thread", user.ThreadID))
+	}
+	for _, id := range []string{user.ID, assistant.ID} {
+		if _, taken := s.messages[id]; id != "" && taken {
+			return fmt.Errorf("memstore: append turn: message %q: %w", id, store.ErrConflict)
+		}
+	}
+
+	// Validated: from here on nothing fails, so filling the caller's values
+	// and writing both messages is all-or-nothing.
+	n := now()
+	for _, m := range []*store.Message{user, assistant} {
+		if m.ID == "" {
+			m.ID = uuid.NewString()
+		}
+		m.ThreadID = user.ThreadID
+		m.Seq = len(th.msgs) + 1
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = n
+		}
+		if m.UpdatedAt.IsZero() {
+			m.UpdatedAt = n
+		}
+		th.msgs = append(th.msgs, cloneMessage(*m))
+		s.messages[m.ID] = msgRef{th: th, i: len(th.msgs) - 1}
+	}
+	th.t.UpdatedAt = n
+	return nil
+}
+
+// UpdateMessage implements store.Messages. A zero m.UpdatedAt is set to now
+// (in m as well).
+func (s *Store) UpdateMessage(ctx context.Context, m *store.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if m == nil {
+		return fmt.Errorf("memstore: update message: nil message: %w", store.ErrInvalid)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ref, ok := s.messages[m.ID]
+	if !ok {
+		return fmt.Errorf("memstore: update message: %w", notFound("message", m.ID))
+	}
+	if m.UpdatedAt.IsZero() {
+		m.UpdatedAt = now()
+	}
+	stored := &ref.th.msgs[ref.i]
+	stored.Status = m.Status
+	stored.Blocks = cloneBlocks(m.Blocks)
+	stored.ModelMessages = bytes.Clone(m.ModelMessages)
+	stored.InputTokens = m.InputTokens
+	stored.OutputTokens = m.OutputTokens
+	stored.UpdatedAt = m.UpdatedAt
+	return nil
+}
+
+// GetMessage implements store.Messages.
+func (s *Store) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return store.Message{}, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ref, ok := s.messages[id]
+	if !ok {
+		return store.Message{}, notFound("message", id)
+	}
+	return cloneMessage(ref.th.msgs[ref.i]), nil
+}
+
+// ListMessages implements store.Messages.
+func (s *Store) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	th, ok := s.threads[threadID]
+	if !ok {
+		return nil, notFound("thread", threadID)
+	}
+	out := make([]store.Message, len(th.msgs))
+	for i, m := range th.msgs {
+		out[i] = cloneMessage(m)
+	}
+	return out, nil
+}
+
+func notFound(what, id string) error {
+	return fmt.Errorf("memstore: %s %q: %w", what, id, store.ErrNotFound)
+}
+
+// The clone functions copy everything a caller could mutate through a value:
+// pointers, slices and the bytes of raw JSON. Strings are immutable.
+
+func cloneThread(t store.Thread) store.Thread {
+	t.ArchivedAt = cloneTime(t.ArchivedAt)
+	t.CancelRequestedAt = cloneTime(t.CancelRequestedAt)
+	return t
+}
+
+func cloneTime(p *time.Time) *time.Time {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func cloneMessage(m store.Message) store.Message {
+	m.Blocks = cloneBlocks(m.Blocks)
+	m.ModelMessages = bytes.Clone(m.ModelMessages)
+	return m
+}
+
+func cloneBlocks(bs []blocks.Block) []blocks.Block {
+	if bs == nil {
+		return nil
+	}
+	out := make([]blocks.Block, len(bs))
+	for i, b := range bs {
+		b.Data = bytes.Clone(b.Data)
+		if b.Meta != nil {
+			meta := *b.Meta
+			b.Meta = &meta
+		}
+		out[i] = b
+	}
+	return out
+}

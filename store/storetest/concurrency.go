@@ -1,0 +1,137 @@
+package storetest
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/store"
+)
+
+var concurrencyCases = []testCase{
+	{"ConcurrentAppendTurnsGetUniqueGapFreeSeqs", testConcurrentAppend},
+	{"ConcurrentReadsAndUpdatesSeeWholeValues", testConcurrentReadWrite},
+}
+
+func testConcurrentAppend(t *testing.T, s store.Store) {
+	const n = 16
+	th := newThread(t, s, "user-1", at(0))
+	type turn struct{ u, a *store.Message }
+	turns := make([]turn, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		u, a := newTurn(th.ID, fmt.Sprint("turn ", i))
+		turns[i] = turn{u, a}
+		wg.Go(func() {
+			<-start
+			errs[i] = s.AppendTurn(t.Context(), u, a)
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("AppendTurn %d: %v", i, err)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	seen := map[int]bool{}
+	for i, tr := range turns {
+		if tr.u.Seq%2 != 1 || tr.a.Seq != tr.u.Seq+1 {
+			t.Errorf("turn %d got Seq %d, %d, want an odd Seq and the next one", i, tr.u.Seq, tr.a.Seq)
+		}
+		for _, seq := range []int{tr.u.Seq, tr.a.Seq} {
+			if seen[seq] {
+				t.Errorf("Seq %d assigned twice", seq)
+			}
+			seen[seq] = true
+		}
+	}
+	byID := map[string]*store.Message{}
+	for _, tr := range turns {
+		byID[tr.u.ID], byID[tr.a.ID] = tr.u, tr.a
+	}
+	ms := listMessages(t, s, th.ID)
+	if len(ms) != 2*n {
+		t.Fatalf("ListMessages returned %d messages, want %d", len(ms), 2*n)
+	}
+	for i, m := range ms {
+		if m.Seq != i+1 {
+			t.Errorf("ListMessages[%d].Seq = %d, want %d", i, m.Seq, i+1)
+		}
+		if in, ok := byID[m.ID]; !ok || in.Seq != m.Seq {
+			t.Errorf("ListMessages[%d] = %s (seq %d) was not reported by AppendTurn with that Seq", i, m.ID, m.Seq)
+		}
+	}
+}
+
+// testConcurrentReadWrite races readers against writers of one message. Run
+// under -race it finds unsynchronized stores; without, it still finds torn
+// values: every read must be one of the written states, whole.
+func testConcurrentReadWrite(t *testing.T, s store.Store) {
+	const writers, readers, rounds = 4, 4, 25
+	th := newThread(t, s, "user-1", at(0))
+	_, a := appendTurn(t, s, th.ID, "q")
+
+	// State k: k blocks whose content names k, and k input tokens.
+	state := func(k int) store.Message {
+		m := cloneMessage(a)
+		m.Blocks = nil
+		for range k {
+			m.Blocks = append(m.Blocks, blocks.Block{Kind: blocks.Markdown, Content: fmt.Sprint("state ", k)})
+		}
+		m.InputTokens = int64(k)
+		m.UpdatedAt = at(k)
+		return m
+	}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for r := range rounds {
+				m := state(1 + (w*rounds+r)%5)
+				if err := s.UpdateMessage(t.Context(), &m); err != nil {
+					t.Errorf("UpdateMessage: %v", err)
+					return
+				}
+			}
+		})
+	}
+	check := func(m store.Message) {
+		k := int(m.InputTokens)
+		if k == 0 { // not written yet
+			return
+		}
+		if d := diffMessage(m, state(k)); d != "" {
+			t.Errorf("read a torn message: %s", d)
+		}
+	}
+	for range readers {
+		wg.Go(func() {
+			for range rounds {
+				m, err := s.GetMessage(t.Context(), a.ID)
+				if err != nil {
+					t.Errorf("GetMessage: %v", err)
+					return
+				}
+				check(m)
+				ms, err := s.ListMessages(t.Context(), th.ID)
+				if err != nil || len(ms) != 2 {
+					t.Errorf("ListMessages = %d messages, %v; want 2", len(ms), err)
+					return
+				}
+				check(ms[1])
+				if _, err := s.ListThreads(t.Context(), "user-1", store.ListOptions{}); err != nil {
+					t.Errorf("ListThreads: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,56 @@
+// Package storetest is the conformance suite for store.Store. Every
+// implementation runs it, in three lines:
+//
+//	func TestConformance(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T) store.Store { return mystore.New() })
+//	}
+//
+// Run calls newStore once per subtest; each call must return an empty store
+// (a fresh database or schema for SQL stores, closed with t.Cleanup).
+// Subtests run one after another, never in parallel.
+//
+// # What it checks
+//
+// Every method contract in package store, with errors asserted by kind
+// (errors.Is against ErrNotFound, ErrConflict, ErrInvalid), grouped as:
+//
+//   - Threads: create/get round trip of every field; generated ids are
+//     unique UUIDs and generated times are now; ErrInvalid without an owner,
+//     ErrConflict on a taken id (and nothing written); rename; archive keeps
+//     its first time; delete takes the messages with it; the cancel flag;
+//     ErrNotFound for every method given an unknown thread.
+//   - ListThreads: newest updated first, Limit, the default of 50, paging
+//     with Before (strictly before), archived threads only on request,
+//     owners matched exactly (never as LIKE patterns).
+//   - Messages: AppendTurn fills ids, Seq and times, assigns consecutive Seq
+//     per thread, bumps the thread, and is atomic: a turn rejected with
+//     ErrNotFound, ErrInvalid or ErrConflict writes nothing and reserves no
+//     Seq. UpdateMessage replaces the mutable fields (and only those) and
+//     can clear them. Blocks round-trip every field.
+//   - Isolation: values cross the boundary by copy, in both directions.
+//   - Strings: SQL metacharacters, unicode and a 10 KB title round-trip.
+//   - Context: every method fails with an already canceled context and
+//     writes nothing. Wrapping context.Canceled is preferred, not required.
+//   - Concurrency: 16 concurrent AppendTurns on one thread all succeed with
+//     unique, gap-free Seqs; concurrent reads never see a torn message.
+//     Run the suite with -race.
+//
+// # What a store may change
+//
+// The suite holds a store to what a SQL database can keep:
+//
+//   - Times are compared with time.Time.Equal, so a store must keep the
+//     instant but not the location. Inputs have microsecond precision. Times a
+//     store generates must be reported (in the caller's value) exactly as
+//     they will be read back, so a store that truncates does so first.
+//   - Raw JSON (Block.Data, Message.ModelMessages) is compared as a JSON
+//     value: re-encoding, as PostgreSQL jsonb does, is allowed. Empty and
+//     null are the same; so are a nil and an empty Blocks slice.
+//
+// # What it leaves open
+//
+// Whether RenameThread, ArchiveThread or UpdateMessage move a thread's
+// UpdatedAt; which of two threads updated at the same instant lists first;
+// whether a second RequestCancel replaces the first; AppendTurn on an archived
+// thread; whether caller-chosen ids must be UUIDs (the suite only uses UUIDs).
+package storetest

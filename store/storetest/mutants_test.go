@@ -1,0 +1,240 @@
+package storetest_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/memstore"
+	"github.com/parleyhq/parley/store/storetest"
+)
+
+// A suite that passes everything proves nothing. Each mutant below is the
+// memory store with one contract broken; the suite must fail it, in the case
+// named. The mutants run in a child process because a failing suite fails
+// its *testing.T, which cannot be faked.
+
+type mutant struct {
+	name     string
+	wrap     func(*memstore.Store) store.Store
+	wantFail string // subtest path that must fail
+}
+
+var mutants = []mutant{
+	{"ListsOtherOwners", func(s *memstore.Store) store.Store { return &ownerLeak{Store: s} },
+		"ListThreads/OtherOwnersNeverListed"},
+	{"ListsArchived", func(s *memstore.Store) store.Store { return archivedLeak{s} },
+		"ListThreads/ArchivedOnlyWithIncludeArchived"},
+	{"NoDefaultLimit", func(s *memstore.Store) store.Store { return noDefaultLimit{s} },
+		"ListThreads/ZeroOrNegativeLimitMeans50"},
+	{"BeforeInclusive", func(s *memstore.Store) store.Store { return beforeInclusive{s} },
+		"ListThreads/BeforePagesStrictly"},
+	{"PlainNotFound", func(s *memstore.Store) store.Store { return plainNotFound{s} },
+		"Threads/GetUnknownIsNotFound"},
+	{"ClearCancelNoop", func(s *memstore.Store) store.Store { return clearCancelNoop{s} },
+		"Threads/RequestAndClearCancelAreVisibleThroughGet"},
+	{"NonAtomicAppend", func(s *memstore.Store) store.Store { return nonAtomicAppend{s} },
+		"Messages/AppendTurnWithTakenIDConflictsAndWritesNothing"},
+	{"UpdateDropsModelMessages", func(s *memstore.Store) store.Store { return dropModelMessages{s} },
+		"Messages/UpdateMessageReplacesMutableFieldsOnly"},
+	{"UpdateMerges", func(s *memstore.Store) store.Store { return updateMerges{s} },
+		"Messages/UpdateMessageCanClearBlocksAndModelMessages"},
+	{"AliasesReturnedMessages", func(s *memstore.Store) store.Store { return &aliasing{Store: s} },
+		"Isolation/MutatingReturnedMessagesChangesNothing"},
+	{"IgnoresCanceledContext", func(s *memstore.Store) store.Store { return ignoreCtx{s} },
+		"Context/CanceledContextFailsEveryMethodAndWritesNothing"},
+	{"MessageIDsNotUUIDs", func(s *memstore.Store) store.Store { return shortIDs{s} },
+		"Messages/AppendTurnFillsIDsAndTimes"},
+}
+
+const mutantEnv = "STORETEST_MUTANT"
+
+func TestSuiteFailsBrokenStores(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the suite in child processes")
+	}
+	if os.Getenv(mutantEnv) != "" {
+		t.Skip("inside a mutant run")
+	}
+	for _, m := range mutants {
+		t.Run(m.name, func(t *testing.T) {
+			t.Parallel()
+			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestMutantSuite$", "-test.v")
+			cmd.Env = append(os.Environ(), mutantEnv+"="+m.name)
+			out, err := cmd.CombinedOutput()
+			if err == nil {
+				t.Fatalf("the suite passed a store that breaks %s", m.wantFail)
+			}
+			if want := "--- FAIL: TestMutantSuite/" + m.wantFail + " "; !strings.Contains(string(out), want) {
+				t.Errorf("the suite did not fail %s; output:\n%s", m.wantFail, out)
+			}
+		})
+	}
+}
+
+// TestMutantSuite is the child process of TestSuiteFailsBrokenStores.
+func TestMutantSuite(t *testing.T) {
+	name := os.Getenv(mutantEnv)
+	if name == "" {
+		t.Skip("only run by TestSuiteFailsBrokenStores")
+	}
+	i := slices.IndexFunc(mutants, func(m mutant) bool { return m.name == name })
+	if i < 0 {
+		t.Fatalf("no mutant %q", name)
+	}
+	storetest.Run(t, func(*testing.T) store.Store { return mutants[i].wrap(memstore.New()) })
+}
+
+type ownerLeak struct {
+	*memstore.Store
+	mu     sync.Mutex
+	owners []string
+}
+
+func (s *ownerLeak) CreateThread(ctx context.Context, t *store.Thread) error {
+	s.mu.Lock()
+	s.owners = append(s.owners, t.OwnerID)
+	s.mu.Unlock()
+	return s.Store.CreateThread(ctx, t)
+}
+
+func (s *ownerLeak) ListThreads(ctx context.Context, _ string, opts store.ListOptions) ([]store.Thread, error) {
+	s.mu.Lock()
+	owners := slices.Compact(slices.Sorted(slices.Values(s.owners)))
+	s.mu.Unlock()
+	var all []store.Thread
+	for _, o := range owners {
+		ts, err := s.Store.ListThreads(ctx, o, opts)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, ts...)
+	}
+	return all, nil
+}
+
+type archivedLeak struct{ *memstore.Store }
+
+func (s archivedLeak) ListThreads(ctx context.Context, owner string, opts store.ListOptions) ([]store.Thread, error) {
+	opts.IncludeArchived = true
+	return s.Store.ListThreads(ctx, owner, opts)
+}
+
+type noDefaultLimit struct{ *memstore.Store }
+
+func (s noDefaultLimit) ListThreads(ctx context.Context, owner string, opts store.ListOptions) ([]store.Thread, error) {
+	if opts.Limit <= 0 {
+		opts.Limit = 1000
+	}
+	return s.Store.ListThreads(ctx, owner, opts)
+}
+
+type beforeInclusive struct{ *memstore.Store }
+
+func (s beforeInclusive) ListThreads(ctx context.Context, owner string, opts store.ListOptions) ([]store.Thread, error) {
+	if !opts.Before.IsZero() {
+		opts.Before = opts.Before.Add(time.Nanosecond)
+	}
+	return s.Store.ListThreads(ctx, owner, opts)
+}
+
+type plainNotFound struct{ *memstore.Store }
+
+func (s plainNotFound) GetThread(ctx context.Context, id string) (store.Thread, error) {
+	t, err := s.Store.GetThread(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		err = errors.New("thread not found")
+	}
+	return t, err
+}
+
+type clearCancelNoop struct{ *memstore.Store }
+
+func (clearCancelNoop) ClearCancel(context.Context, string) error { return nil }
+
+// nonAtomicAppend writes the user message even when the assistant's id is
+// taken (with a fresh assistant, since a turn is the only way in).
+type nonAtomicAppend struct{ *memstore.Store }
+
+func (s nonAtomicAppend) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	err := s.Store.AppendTurn(ctx, u, a)
+	if errors.Is(err, store.ErrConflict) && u.ID != a.ID {
+		fresh := *a
+		fresh.ID = ""
+		_ = s.Store.AppendTurn(ctx, u, &fresh)
+	}
+	return err
+}
+
+type dropModelMessages struct{ *memstore.Store }
+
+func (s dropModelMessages) UpdateMessage(ctx context.Context, m *store.Message) error {
+	c := *m
+	c.ModelMessages = nil
+	return s.Store.UpdateMessage(ctx, &c)
+}
+
+// updateMerges keeps stored Blocks and ModelMessages when the update has none.
+type updateMerges struct{ *memstore.Store }
+
+func (s updateMerges) UpdateMessage(ctx context.Context, m *store.Message) error {
+	c := *m
+	if old, err := s.Store.GetMessage(ctx, m.ID); err == nil {
+		if c.Blocks == nil {
+			c.Blocks = old.Blocks
+		}
+		if c.ModelMessages == nil {
+			c.ModelMessages = old.ModelMessages
+		}
+	}
+	return s.Store.UpdateMessage(ctx, &c)
+}
+
+// aliasing hands every caller the same copy of a message.
+type aliasing struct {
+	*memstore.Store
+	mu    sync.Mutex
+	cache map[string]store.Message
+}
+
+func (s *aliasing) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.cache[id]; ok {
+		return m, nil
+	}
+	m, err := s.Store.GetMessage(ctx, id)
+	if err == nil {
+		if s.cache == nil {
+			s.cache = map[string]store.Message{}
+		}
+		s.cache[id] = m
+	}
+	return m, err
+}
+
+type ignoreCtx struct{ *memstore.Store }
+
+func (s ignoreCtx) AppendTurn(_ context.Context, u, a *store.Message) error {
+	return s.Store.AppendTurn(context.Background(), u, a)
+}
+
+type shortIDs struct{ *memstore.Store }
+
+func (s shortIDs) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	for _, m := range []*store.Message{u, a} {
+		if m.ID == "" {
+			m.ID = uuid.NewString()[:8]
+		}
+	}
+	return s.Store.AppendTurn(ctx, u, a)
+}
