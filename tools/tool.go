@@ -12,8 +12,8 @@ import (
 // BaseTool is a function the model may call.
 //
 // Spec must return the same value on every call. Execute runs the tool; the
-// Engine has already authorized the call and validated Args against
-// Spec().InputSchema. Execute reports expected failures (not found, invalid
+// Engine has already authorized the call, and Invoke has validated Args
+// against Spec().InputSchema. Execute reports expected failures (not found, invalid
 // state) in Result.Error so the model can recover; a returned error or a
 // panic becomes an INTERNAL tool error whose text the model and user never
 // see. Execute must be safe for concurrent use and honour ctx.
@@ -55,7 +55,7 @@ type Call struct {
 	ID       string          // the model's tool call id
 	User     parley.User     // on whose behalf the tool runs
 	ThreadID string          //
-	Args     json.RawMessage // validated JSON object
+	Args     json.RawMessage // validated JSON object; {} when the model sent none
 	Approved bool            // a human approved this exact call
 }
 
@@ -98,9 +98,12 @@ type ToolError struct {
 // OK returns a successful Result.
 func OK(summary string, data any) Result { return Result{OK: true, Summary: summary, Data: data} }
 
-// Fail returns a failed Result with the given code and message.
+// Fail returns a failed Result with the given code and message. A
+// CodeBlocked or CodeNotAuthorized failure is marked Blocked: policy refused
+// it and retrying will not help.
 func Fail(code ErrorCode, message string) Result {
-	return Result{Error: &ToolError{Code: code, Message: message}}
+	blocked := code == CodeBlocked || code == CodeNotAuthorized
+	return Result{Error: &ToolError{Code: code, Message: message, Blocked: blocked}}
 }
 
 // Registry finds tools by name. Implementations must be safe for concurrent
