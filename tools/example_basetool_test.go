@@ -71,5 +71,5 @@ func Example_baseTool() {
 	// Output:
 	// {"ok":true,"summary":"note saved","data":{"notes":1}}
 	// {"ok":false,"error":{"code":"INVALID_ARGS","message":"\"tag\": must be one of \"work\", \"home\"; \"text\": length must be >= 1","retryable":true,"hint":"fix the arguments and call the tool again"}}
-	// {"ok":false,"error":{"code":"BLOCKED","message":"notes must not contain passwords"}}
+	// {"ok":false,"error":{"code":"BLOCKED","message":"notes must not contain passwords","blocked":true}}
 }
