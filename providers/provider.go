@@ -10,7 +10,10 @@ import (
 //
 // Stream returns a single-use sequence of events. The sequence yields each
 // event with a nil error; on failure it yields a zero Event and a non-nil
-// error (an *Error classifying the cause) and then ends. When the consumer
+// error (an *Error classifying the cause) and then ends. Events come in this
+// order: text and reasoning deltas; then each complete tool call; then at
+// most one Usage (absent when the server reports none); then one Finish,
+// last. When the consumer
 // stops early the provider must release the connection before returning.
 // Implementations must be safe for concurrent use; req is read-only.
 type Provider interface {

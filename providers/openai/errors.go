@@ -1,0 +1,83 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
+
+	"github.com/parleyhq/parley/providers"
+)
+
+// classify turns a client error into a *providers.Error. The server's own
+// text stays in Err.
+func classify(ctx context.Context, err error) *providers.Error {
+	// The context wins: a canceled call surfaces as whatever the body read
+	// happened to return.
+	if cerr := ctx.Err(); cerr != nil {
+		cat := providers.CategoryCanceled
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			cat = providers.CategoryTimeout
+		}
+		return &providers.Error{Category: cat, Err: err}
+	}
+	if apiErr, ok := errors.AsType[*oai.Error](err); ok {
+		e := &providers.Error{
+			Category:   providers.CategoryForStatus(apiErr.StatusCode),
+			StatusCode: apiErr.StatusCode,
+			Err:        fmt.Errorf("%w: %s (type %q, code %q)", apiErr, apiErr.Message, apiErr.Type, apiErr.Code),
+		}
+		if apiErr.Response != nil {
+			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+		}
+		return e
+	}
+	if _, ok := errors.AsType[*ssestream.StreamError](err); ok {
+		// An error event inside an accepted stream: the server failed mid-way.
+		return &providers.Error{Category: providers.CategoryUnavailable, Err: err}
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &providers.Error{Category: providers.CategoryCanceled, Err: err}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &providers.Error{Category: providers.CategoryTimeout, Err: err}
+	}
+	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
+		return &providers.Error{Category: providers.CategoryTimeout, Err: err}
+	}
+	// Dropped connections, malformed chunks, refused dials.
+	return &providers.Error{Category: providers.CategoryConnection, Err: err}
+}
+
+// retryAfter returns how long h asks a client to wait, as of now: the
+// retry-after-ms header (OpenAI's), else Retry-After in seconds or as an
+// HTTP date. It returns 0 when neither is present or valid.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < math.MaxInt64/float64(time.Millisecond) {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s > 0 && s < math.MaxInt64/float64(time.Second) {
+			return time.Duration(s * float64(time.Second))
+		}
+		return 0
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}

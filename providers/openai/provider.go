@@ -1,0 +1,219 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/parleyhq/parley/providers"
+)
+
+// Config configures a Provider. The zero value talks to OpenAI without
+// credentials; set at least APIKey and Model for OpenAI itself.
+type Config struct {
+	// BaseURL is the API root, ending in /v1 for most servers; "" means
+	// OpenAIBaseURL. See the *BaseURL constants and AzureBaseURL.
+	BaseURL string
+	// APIKey is sent as "Authorization: Bearer <key>"; "" sends no
+	// credentials (local Ollama, vLLM, LM Studio).
+	APIKey string
+	// Model is used when Request.Model is empty.
+	Model string
+	// HTTPClient sends the requests; nil means http.DefaultClient. Its
+	// Timeout bounds a whole streamed call, so leave it zero and use the
+	// context for deadlines.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a failed call is retried; 0 means never.
+	// Only the opening request is retried (connection errors, 408, 409, 429
+	// and 5xx, honouring Retry-After up to two minutes), never a stream that
+	// has delivered tokens.
+	MaxRetries int
+	// Headers are added to every request (OpenRouter's HTTP-Referer and
+	// X-Title, an Azure api-key, a gateway's routing header).
+	Headers map[string]string
+	// ExtraBody sets top-level JSON fields of every request body, for server
+	// extensions (vLLM's chat_template_kwargs, OpenRouter's provider, Ollama's
+	// options). A key replaces the field Parley would have sent.
+	ExtraBody map[string]any
+	// LegacyMaxTokens sends Request.MaxTokens as max_tokens instead of
+	// max_completion_tokens, for servers that predate the newer field.
+	LegacyMaxTokens bool
+}
+
+// Provider streams chat completions from an OpenAI-compatible server. It is
+// safe for concurrent use.
+type Provider struct {
+	svc    oai.ChatCompletionService
+	model  string
+	legacy bool
+}
+
+var _ providers.Provider = (*Provider)(nil)
+
+// New returns a Provider for cfg. It reads no environment variables.
+func New(cfg Config) *Provider {
+	base := cfg.BaseURL
+	if base == "" {
+		base = OpenAIBaseURL
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	opts := []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithHTTPClient(hc),
+		option.WithMaxRetries(max(cfg.MaxRetries, 0)),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	for k, v := range cfg.Headers {
+		opts = append(opts, option.WithHeader(k, v))
+	}
+	for k, v := range cfg.ExtraBody {
+		opts = append(opts, option.WithJSONSet(sjsonKey(k), v))
+	}
+	// NewChatCompletionService, unlike openai.NewClient, does not read
+	// OPENAI_* environment variables: a library takes its configuration
+	// from the host.
+	return &Provider{
+		svc:    oai.NewChatCompletionService(opts...),
+		model:  cfg.Model,
+		legacy: cfg.LegacyMaxTokens,
+	}
+}
+
+// Stream sends req and streams the completion. The request is made when the
+// sequence is iterated; the sequence is single-use.
+//
+// Events arrive in this order: TextDelta and ReasoningDelta as the server
+// sends them; one ToolCallEvent per complete call, in index order, once the
+// server reports a finish reason; one UsageEvent when the server reported
+// usage; one FinishEvent, last. A stream that ends without a finish reason
+// is an error of CategoryConnection.
+func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
+	return func(yield func(providers.Event, error) bool) {
+		params, err := p.params(req)
+		if err != nil {
+			yield(providers.Event{}, &providers.Error{Category: providers.CategoryBadRequest, Err: err})
+			return
+		}
+		stream := p.svc.NewStreaming(ctx, params)
+		// Closing the body is what releases the connection when the
+		// consumer stops early or the stream fails.
+		defer stream.Close()
+
+		var st streamState
+		for stream.Next() {
+			if !st.chunk(stream.Current(), yield) {
+				return
+			}
+		}
+		if err := stream.Err(); err != nil {
+			if st.usage != nil && !yield(providers.Event{Kind: providers.UsageEvent, Usage: *st.usage}, nil) {
+				return
+			}
+			yield(providers.Event{}, classify(ctx, err))
+			return
+		}
+		st.finish(yield)
+	}
+}
+
+// params maps a Request onto the chat-completions body.
+func (p *Provider) params(req *providers.Request) (oai.ChatCompletionNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.model
+	}
+	if model == "" {
+		return oai.ChatCompletionNewParams{}, fmt.Errorf("openai: no model: set Request.Model or Config.Model")
+	}
+	params := oai.ChatCompletionNewParams{
+		Model:         shared.ChatModel(model),
+		Messages:      make([]oai.ChatCompletionMessageParamUnion, 0, len(req.Messages)+1),
+		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: param.NewOpt(true)},
+	}
+	if req.System != "" {
+		params.Messages = append(params.Messages, oai.SystemMessage(req.System))
+	}
+	for i, m := range req.Messages {
+		msg, err := message(m)
+		if err != nil {
+			return params, fmt.Errorf("openai: message %d: %w", i, err)
+		}
+		params.Messages = append(params.Messages, msg)
+	}
+	for _, t := range req.Tools {
+		fn := shared.FunctionDefinitionParam{Name: t.Name}
+		if t.Description != "" {
+			fn.Description = param.NewOpt(t.Description)
+		}
+		if len(t.Parameters) > 0 {
+			if err := json.Unmarshal(t.Parameters, &fn.Parameters); err != nil {
+				return params, fmt.Errorf("openai: tool %q: parameters are not a JSON object: %w", t.Name, err)
+			}
+		}
+		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
+	}
+	if req.MaxTokens > 0 {
+		if p.legacy {
+			params.MaxTokens = param.NewOpt(int64(req.MaxTokens))
+		} else {
+			params.MaxCompletionTokens = param.NewOpt(int64(req.MaxTokens))
+		}
+	}
+	if req.Temperature != nil {
+		params.Temperature = param.NewOpt(*req.Temperature)
+	}
+	return params, nil
+}
+
+func message(m providers.Message) (oai.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case providers.System:
+		return oai.SystemMessage(m.Content), nil
+	case providers.User:
+		return oai.UserMessage(m.Content), nil
+	case providers.Tool:
+		if m.ToolCallID == "" {
+			return oai.ChatCompletionMessageParamUnion{}, fmt.Errorf("tool message without tool_call_id")
+		}
+		return oai.ToolMessage(m.Content, m.ToolCallID), nil
+	case providers.Assistant:
+		var a oai.ChatCompletionAssistantMessageParam
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = param.NewOpt(m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			args := string(c.Args)
+			if args == "" {
+				args = "{}"
+			}
+			a.ToolCalls = append(a.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{
+					ID:       c.ID,
+					Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: args},
+				},
+			})
+		}
+		return oai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	}
+	return oai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+}
+
+// sjsonKey escapes a top-level field name for option.WithJSONSet, which
+// takes an sjson path.
+func sjsonKey(k string) string {
+	r := strings.NewReplacer(`\`, `\\`, ".", `\.`, "*", `\*`, "?", `\?`, ":", `\:`, "|", `\|`, "#", `\#`, "@", `\@`)
+	return r.Replace(k)
+}
