@@ -1,0 +1,116 @@
+package assistant
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// ActionKind names what a user is trying to do.
+type ActionKind string
+
+// Action kinds.
+const (
+	UseAssistant  ActionKind = "use_assistant"  // start or continue a chat turn
+	UseTool       ActionKind = "use_tool"       // have a tool offered and executed; Action.Tool set
+	ReadThread    ActionKind = "read_thread"    // read a thread; Action.Thread set
+	WriteThread   ActionKind = "write_thread"   // post to, rename or archive a thread; Action.Thread set
+	ManageQuota   ActionKind = "manage_quota"   // read or set other users' quotas
+	ManagePrompts ActionKind = "manage_prompts" // edit system prompts
+)
+
+// Action is what the Authorizer decides on.
+type Action struct {
+	Kind   ActionKind
+	Tool   *tools.Spec   // UseTool
+	Thread *store.Thread // ReadThread, WriteThread
+}
+
+// Authorizer decides whether a user may perform an action. It returns nil to
+// allow and a non-nil error to deny; the error is logged, never shown. The
+// Engine consults it for every gate: using the assistant, each tool offered
+// to the model and each tool call the model makes, and every thread access.
+// Implementations must be safe for concurrent use.
+type Authorizer interface {
+	Authorize(ctx context.Context, u parley.User, a Action) error
+}
+
+// AuthorizerFunc adapts a function to an Authorizer.
+type AuthorizerFunc func(ctx context.Context, u parley.User, a Action) error
+
+// Authorize calls f(ctx, u, a).
+func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) error {
+	return f(ctx, u, a)
+}
+
+// RoleAuthorizer is a ready-made role-based Authorizer.
+//
+//   - UseAssistant: allowed unless Disabled; when Enabled is non-empty the
+//     user needs one of its roles.
+//   - UseTool: when Tools is nil every tool is allowed. Otherwise Tools maps a
+//     role to the tools it grants: a tool name, "category:<name>", or "*".
+//     A tool granted to none of the user's roles is denied.
+//   - ReadThread: the owner, or a user with a Staff role.
+//   - WriteThread: the owner only.
+//   - ManageQuota, ManagePrompts: a user with a Staff role.
+type RoleAuthorizer struct {
+	Disabled bool                // turn the assistant off for everyone
+	Enabled  []string            // roles that may chat; empty: every user
+	Tools    map[string][]string // role -> granted tools; nil: all tools
+	Staff    []string            // roles that may read others' threads and manage quotas and prompts
+}
+
+var _ Authorizer = RoleAuthorizer{}
+
+// Authorize implements Authorizer.
+func (r RoleAuthorizer) Authorize(_ context.Context, u parley.User, a Action) error {
+	if r.Disabled {
+		return fmt.Errorf("assistant disabled: %w", ErrForbidden)
+	}
+	if len(r.Enabled) > 0 && !hasAny(u, r.Enabled) {
+		return fmt.Errorf("user %q has none of the enabled roles: %w", u.ID, ErrForbidden)
+	}
+	switch a.Kind {
+	case UseAssistant:
+		return nil
+	case UseTool:
+		if a.Tool != nil && r.grants(u, a.Tool) {
+			return nil
+		}
+	case ReadThread:
+		if a.Thread != nil && (a.Thread.OwnerID == u.ID || hasAny(u, r.Staff)) {
+			return nil
+		}
+	case WriteThread:
+		if a.Thread != nil && a.Thread.OwnerID == u.ID {
+			return nil
+		}
+	case ManageQuota, ManagePrompts:
+		if hasAny(u, r.Staff) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s denied for user %q: %w", a.Kind, u.ID, ErrForbidden)
+}
+
+func (r RoleAuthorizer) grants(u parley.User, spec *tools.Spec) bool {
+	if r.Tools == nil {
+		return true
+	}
+	for _, role := range u.Roles {
+		for _, g := range r.Tools[role] {
+			if g == "*" || g == spec.Name || (spec.Category != "" && g == "category:"+spec.Category) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasAny(u parley.User, roles []string) bool {
+	return slices.ContainsFunc(roles, u.HasRole)
+}

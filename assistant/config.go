@@ -1,0 +1,116 @@
+package assistant
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// Config configures an Engine. Provider, Authorizer and Store are required;
+// every other zero value is a documented default.
+type Config struct {
+	Provider   providers.Provider // required: the model
+	Authorizer Authorizer         // required: every gate asks it
+	Store      store.Store        // required: threads and messages
+	Tools      tools.Registry     // nil: no tools
+
+	Model           string // passed to the provider; "": the provider's default
+	MaxOutputTokens int    // per model call; 0: the provider's default
+
+	// MaxToolRounds bounds the model calls that may use tools in one turn
+	// (default 5). After the last one the model is called once more with no
+	// tools and told to answer from what it has, so a turn ends with text.
+	MaxToolRounds int
+	// ParallelTools bounds how many Read tools of one round run at once (default 4).
+	ParallelTools int
+	// ToolTimeout bounds one tool execution (default 30s).
+	ToolTimeout time.Duration
+	// TurnTimeout bounds a whole turn, which runs detached from the caller's
+	// context (default 5m).
+	TurnTimeout time.Duration
+	// CancelOnDetach cancels the turn when the consumer stops iterating or
+	// the caller's context ends. By default the turn completes and persists.
+	CancelOnDetach bool
+
+	MaxMessageBytes     int // a user message longer than this is refused (default 32 KiB)
+	MaxPageContextBytes int // page context beyond this is cut (default 4 KiB)
+
+	// Prompt. AssistantName (default "Assistant") and Organization fill the
+	// {assistant_name} and {organization} placeholders of Persona and
+	// CustomInstructions.
+	AssistantName      string
+	Organization       string
+	Persona            string            // "": a neutral default persona
+	CustomInstructions string            // the operator's standing instructions
+	PageInstructions   map[string]string // page key -> instructions; the page string itself never reaches the prompt
+
+	Logger *slog.Logger     // nil: discard
+	Now    func() time.Time // nil: time.Now
+}
+
+// Defaults.
+const (
+	DefaultMaxToolRounds       = 5
+	DefaultParallelTools       = 4
+	DefaultToolTimeout         = 30 * time.Second
+	DefaultTurnTimeout         = 5 * time.Minute
+	DefaultMaxMessageBytes     = 32 << 10
+	DefaultMaxPageContextBytes = 4 << 10
+	DefaultAssistantName       = "Assistant"
+)
+
+func (c *Config) validate() error {
+	var errs []error
+	if c.Provider == nil {
+		errs = append(errs, errors.New("Provider is required"))
+	}
+	if c.Authorizer == nil {
+		errs = append(errs, errors.New("Authorizer is required"))
+	}
+	if c.Store == nil {
+		errs = append(errs, errors.New("Store is required"))
+	}
+	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
+		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {
+		errs = append(errs, errors.New("limits must not be negative"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("assistant: invalid config: %w", err)
+	}
+	return nil
+}
+
+func (c *Config) setDefaults() {
+	if c.MaxToolRounds == 0 {
+		c.MaxToolRounds = DefaultMaxToolRounds
+	}
+	if c.ParallelTools == 0 {
+		c.ParallelTools = DefaultParallelTools
+	}
+	if c.ToolTimeout == 0 {
+		c.ToolTimeout = DefaultToolTimeout
+	}
+	if c.TurnTimeout == 0 {
+		c.TurnTimeout = DefaultTurnTimeout
+	}
+	if c.MaxMessageBytes == 0 {
+		c.MaxMessageBytes = DefaultMaxMessageBytes
+	}
+	if c.MaxPageContextBytes == 0 {
+		c.MaxPageContextBytes = DefaultMaxPageContextBytes
+	}
+	if c.AssistantName == "" {
+		c.AssistantName = DefaultAssistantName
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}

@@ -1,0 +1,34 @@
+// Package assistant is Parley's engine: Engine.Stream runs one turn of a
+// streaming, tool-using assistant and returns its output as blocks.
+//
+// # A turn
+//
+// Stream authorizes the user (UseAssistant), validates the message, resolves
+// or creates the thread, and persists the user message and an assistant
+// placeholder atomically. It then runs the turn in a worker goroutine
+// detached from the caller: up to Config.MaxToolRounds model calls that may
+// use tools, then a forced final call without tools. Blocks stream as they
+// form; whatever happens, the worker persists the assistant message at the
+// end (blocks, model messages for replay, usage, status).
+//
+// # Tools
+//
+// The model is an untrusted proposer. The tools offered to it are only those
+// the Authorizer allows for the user (UseTool) on the request's page; a call
+// to any other tool is refused and never executed. Arguments are validated
+// against the tool's schema before it runs. Read tools run automatically, in
+// parallel; Mutate and Destructive tools are refused with NEEDS_APPROVAL
+// until approvals are configured.
+//
+// # Errors
+//
+// Failures are one type, *Error, whose Code is safe to show and whose cause
+// is for logs. In a stream an error is a terminal blocks.Error block holding
+// the code and a safe message: provider text never reaches the user. Code
+// maps an error to its ErrorCode; httpapi maps codes to HTTP statuses.
+//
+// # Concurrency
+//
+// An Engine is safe for concurrent use. Each sequence Stream returns is
+// single-use and must be consumed by one goroutine.
+package assistant

@@ -1,0 +1,213 @@
+package assistant
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// Engine runs assistant turns. It is the one concrete type of Parley and owns
+// every cross-cutting policy: authorization, tool gating, persistence and
+// error sanitizing. Build it once with New; it is safe for concurrent use.
+type Engine struct {
+	cfg Config
+}
+
+// New validates cfg, applies defaults and returns an Engine.
+func New(cfg Config) (*Engine, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.setDefaults()
+	return &Engine{cfg: cfg}, nil
+}
+
+// Request is one user message to the assistant.
+type Request struct {
+	ThreadID    string // "": start a new thread
+	Message     string // the user's text; required
+	Page        string // host page key: selects page tools and instructions; never shown to the model
+	PageContext string // what the user is looking at; cut to Config.MaxPageContextBytes, treated as untrusted
+}
+
+// Stream runs one turn and returns its output as a single-use sequence of
+// blocks. A successful turn starts with a Meta block carrying the thread and
+// message ids and ends with a Meta block carrying usage and the finish
+// reason. A failure is a terminal Error block carrying a code and a safe
+// message; nothing follows it.
+//
+// The turn runs in its own goroutine, detached from ctx: cancelling ctx or
+// breaking out of the loop only detaches the consumer, and the turn still
+// completes and persists (unless Config.CancelOnDetach). ctx bounds only the
+// work done before the turn starts (authorization, thread lookup, the first
+// write).
+func (e *Engine) Stream(ctx context.Context, u parley.User, req Request) iter.Seq[blocks.Block] {
+	return func(yield func(blocks.Block) bool) {
+		t, err := e.begin(ctx, u, req)
+		if err != nil {
+			yield(e.errorBlock(err))
+			return
+		}
+		t.run(ctx, yield)
+	}
+}
+
+// errorBlock logs err and turns it into a terminal block showing only its code.
+func (e *Engine) errorBlock(err error) blocks.Block {
+	code := Code(err)
+	if code == CodeInternal {
+		e.cfg.Logger.Error("assistant: turn failed", "err", err)
+	} else {
+		e.cfg.Logger.Info("assistant: turn refused", "code", string(code), "err", err)
+	}
+	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: SafeMessage(code)}
+}
+
+// Reply is a whole turn, for callers that do not stream.
+type Reply struct {
+	ThreadID      string
+	MessageID     string // the assistant message
+	UserMessageID string
+	Title         string
+	Text          string         // all markdown of the answer, concatenated
+	Blocks        []blocks.Block // the stored form of the answer
+	Usage         providers.Usage
+	Finish        string
+}
+
+// Collect drains a Stream. It returns the reply and, if the stream ended
+// with an error block, an *Error with that block's code; the reply then holds
+// whatever streamed before the error.
+func Collect(seq iter.Seq[blocks.Block]) (Reply, error) {
+	var r Reply
+	var text strings.Builder
+	for b := range seq {
+		switch b.Kind {
+		case blocks.Meta:
+			if m := b.Meta; m != nil {
+				r.ThreadID = firstNonEmpty(m.ThreadID, r.ThreadID)
+				r.MessageID = firstNonEmpty(m.MessageID, r.MessageID)
+				r.UserMessageID = firstNonEmpty(m.UserMessageID, r.UserMessageID)
+				r.Title = firstNonEmpty(m.Title, r.Title)
+				r.Finish = firstNonEmpty(m.Finish, r.Finish)
+				if m.InputTokens != 0 || m.OutputTokens != 0 {
+					r.Usage = providers.Usage{InputTokens: m.InputTokens, OutputTokens: m.OutputTokens}
+				}
+			}
+		case blocks.Markdown:
+			text.WriteString(b.Content)
+		case blocks.Error:
+			r.Text = text.String()
+			return r, &Error{Code: ErrorCode(b.ErrorCode), Op: "stream", Err: errors.New(b.Content)}
+		}
+		r.Blocks = blocks.Absorb(r.Blocks, b)
+	}
+	r.Text = text.String()
+	return r, nil
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Threads lists u's own threads, most recently updated first.
+func (e *Engine) Threads(ctx context.Context, u parley.User, opts store.ListOptions) ([]store.Thread, error) {
+	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
+		return nil, err
+	}
+	ts, err := e.cfg.Store.ListThreads(ctx, u.ID, opts)
+	if err != nil {
+		return nil, wrap(CodeInternal, "list threads", err)
+	}
+	return ts, nil
+}
+
+// Thread returns a thread and its messages in stored form, if u may read it.
+// A thread u may not read is reported as not found, never as forbidden, so
+// its existence does not leak.
+func (e *Engine) Thread(ctx context.Context, u parley.User, id string) (store.Thread, []store.Message, error) {
+	t, err := e.thread(ctx, u, id, ReadThread)
+	if err != nil {
+		return store.Thread{}, nil, err
+	}
+	msgs, err := e.cfg.Store.ListMessages(ctx, id)
+	if err != nil {
+		return store.Thread{}, nil, e.storeErr("list messages", err)
+	}
+	return t, msgs, nil
+}
+
+// ArchiveThread archives (soft-deletes) u's thread.
+func (e *Engine) ArchiveThread(ctx context.Context, u parley.User, id string) error {
+	if _, err := e.thread(ctx, u, id, WriteThread); err != nil {
+		return err
+	}
+	if err := e.cfg.Store.ArchiveThread(ctx, id, e.cfg.Now()); err != nil {
+		return e.storeErr("archive thread", err)
+	}
+	return nil
+}
+
+// Tools returns the specs of the tools u may use on page, as offered to the
+// model: authorized for u, on that page, and executable by the server.
+func (e *Engine) Tools(ctx context.Context, u parley.User, page string) ([]tools.Spec, error) {
+	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
+		return nil, err
+	}
+	offered := e.offeredTools(ctx, u, page)
+	specs := make([]tools.Spec, len(offered))
+	for i, t := range offered {
+		specs[i] = t.spec
+	}
+	return specs, nil
+}
+
+// thread loads a thread and checks u may perform kind on it. Both a missing
+// thread and a refused one are CodeNotFound.
+func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind ActionKind) (store.Thread, error) {
+	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
+		return store.Thread{}, err
+	}
+	if id == "" || len(id) > 128 || !utf8.ValidString(id) {
+		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
+	}
+	t, err := e.cfg.Store.GetThread(ctx, id)
+	if err != nil {
+		return store.Thread{}, e.storeErr("resolve thread", err)
+	}
+	if t.ArchivedAt != nil && kind == WriteThread {
+		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
+	}
+	if err := e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: kind, Thread: &t}); err != nil {
+		return store.Thread{}, wrap(CodeNotFound, "resolve thread", err)
+	}
+	return t, nil
+}
+
+func (e *Engine) authorize(ctx context.Context, u parley.User, a Action) error {
+	if u.ID == "" {
+		return wrap(CodeUnauthenticated, string(a.Kind), errors.New("user has no ID"))
+	}
+	if err := e.cfg.Authorizer.Authorize(ctx, u, a); err != nil {
+		return wrap(CodeForbidden, string(a.Kind), err)
+	}
+	return nil
+}
+
+func (e *Engine) storeErr(op string, err error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return wrap(CodeNotFound, op, err)
+	}
+	return wrap(CodeInternal, op, err)
+}

@@ -1,0 +1,83 @@
+package assistant
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+)
+
+// replay rebuilds the model conversation from stored messages: the user's
+// text and, for each answer, the exact model messages it produced (tool
+// calls and results included). A tool call whose result was never recorded
+// is dropped, so the provider never sees an orphaned call.
+func replay(msgs []store.Message) []providers.Message {
+	var out []providers.Message
+	for _, m := range msgs {
+		switch m.Role {
+		case store.RoleUser:
+			out = append(out, providers.Message{Role: providers.User, Content: m.Content})
+		case store.RoleAssistant:
+			if m.Status == store.StatusStreaming || len(m.ModelMessages) == 0 {
+				continue
+			}
+			var turn []providers.Message
+			if err := json.Unmarshal(m.ModelMessages, &turn); err != nil {
+				continue
+			}
+			out = append(out, completeCalls(turn)...)
+		}
+	}
+	return out
+}
+
+// completeCalls keeps, of each assistant message's tool calls, only those
+// answered by a following tool message, and drops tool messages that answer
+// no kept call.
+func completeCalls(turn []providers.Message) []providers.Message {
+	answered := map[string]bool{}
+	for _, m := range turn {
+		if m.Role == providers.Tool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	called := map[string]bool{}
+	out := make([]providers.Message, 0, len(turn))
+	for _, m := range turn {
+		switch m.Role {
+		case providers.Assistant:
+			kept := m.ToolCalls[:0:0]
+			for _, c := range m.ToolCalls {
+				if answered[c.ID] {
+					kept = append(kept, c)
+					called[c.ID] = true
+				}
+			}
+			m.ToolCalls = kept
+			if len(kept) == 0 && strings.TrimSpace(m.Content) == "" {
+				continue
+			}
+		case providers.Tool:
+			if !called[m.ToolCallID] {
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// heuristicTitle names a new thread after the start of its first message.
+func heuristicTitle(msg string) string {
+	words := strings.Fields(msg)
+	const maxWords, maxBytes = 8, 80
+	if len(words) > maxWords {
+		words = words[:maxWords]
+	}
+	title := truncate(strings.Join(words, " "), maxBytes)
+	if title == "" {
+		return "New chat"
+	}
+	return title
+}

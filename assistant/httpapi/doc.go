@@ -1,0 +1,28 @@
+// Package httpapi serves an assistant.Engine over HTTP: one NDJSON streaming
+// endpoint and a small REST surface for threads and tools.
+//
+// # Routes
+//
+//	POST   /api/chat/stream         {"thread_id"?, "message", "page"?, "page_context"?}
+//	                                -> application/x-ndjson, one compact block per line;
+//	                                the first line is a meta block whose "m" carries thread_id
+//	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
+//	GET    /api/chat/threads/{id}   -> {"thread": {...}, "messages": [...]}, blocks in stored form
+//	DELETE /api/chat/threads/{id}   -> 204; archives the thread
+//	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=
+//
+// # Errors
+//
+// Every error is {"error": {"code", "message"}} with a status from StatusOf,
+// the one mapping from assistant error codes. A thread the user may not
+// read is 404, never 403. A stream refused before it starts (forbidden,
+// unknown thread, empty or oversized message) answers with a status; once
+// streaming, a failure is a terminal error block in the stream.
+//
+// # Streaming
+//
+// Each block is flushed as it is written, through http.NewResponseController,
+// so wrapping middleware that implements Unwrap does not buffer the stream.
+// A client that disconnects detaches from the turn; the turn completes and
+// is persisted.
+package httpapi

@@ -1,0 +1,308 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/store"
+)
+
+// Config configures a Handler. Authenticate is required.
+type Config struct {
+	// Authenticate returns the user making the request. An error answers 401
+	// and is logged, never shown.
+	Authenticate func(*http.Request) (parley.User, error)
+	// MaxBodyBytes bounds a request body (default 1 MiB). The message limit
+	// itself is the Engine's (assistant.Config.MaxMessageBytes).
+	MaxBodyBytes int64
+	Logger       *slog.Logger // nil: discard
+}
+
+// Handler serves the chat API under /api/chat/. Mount it at the root of a
+// mux or behind a prefix-preserving router:
+//
+//	POST   /api/chat/stream         one turn, streamed as NDJSON blocks
+//	GET    /api/chat/threads        the user's threads, newest first (?limit, ?before)
+//	GET    /api/chat/threads/{id}   a thread and its transcript, in stored block form
+//	DELETE /api/chat/threads/{id}   archive a thread
+//	GET    /api/chat/tools          the tools this user may use (?page)
+type Handler struct {
+	eng *assistant.Engine
+	cfg Config
+	mux *http.ServeMux
+}
+
+// New returns a Handler serving eng. It panics if eng or cfg.Authenticate is
+// nil, as both are programming errors caught at start-up.
+func New(eng *assistant.Engine, cfg Config) *Handler {
+	if eng == nil || cfg.Authenticate == nil {
+		panic("httpapi: New needs an Engine and Config.Authenticate")
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	h := &Handler{eng: eng, cfg: cfg, mux: http.NewServeMux()}
+	h.mux.HandleFunc("POST /api/chat/stream", h.authed(h.stream))
+	h.mux.HandleFunc("GET /api/chat/threads", h.authed(h.listThreads))
+	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
+	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.authed(h.archiveThread))
+	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
+	return h
+}
+
+// ServeHTTP implements http.Handler.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+
+type userHandler func(w http.ResponseWriter, r *http.Request, u parley.User)
+
+func (h *Handler) authed(next userHandler) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		u, err := h.cfg.Authenticate(r)
+		if err == nil && u.ID == "" {
+			err = errors.New("Authenticate returned a user with no ID")
+		}
+		if err != nil {
+			h.cfg.Logger.Info("httpapi: unauthenticated", "path", r.URL.Path, "err", err)
+			h.writeError(w, assistant.CodeUnauthenticated)
+			return
+		}
+		next(w, r, u)
+	}
+}
+
+// StatusOf maps an error code to its HTTP status. It is the one mapping.
+func StatusOf(code assistant.ErrorCode) int {
+	switch code {
+	case assistant.CodeInvalidRequest:
+		return http.StatusBadRequest
+	case assistant.CodeTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case assistant.CodeUnauthenticated:
+		return http.StatusUnauthorized
+	case assistant.CodeForbidden:
+		return http.StatusForbidden
+	case assistant.CodeNotFound:
+		return http.StatusNotFound
+	case assistant.CodeCancelled:
+		return http.StatusConflict
+	case assistant.CodeModelBusy:
+		return http.StatusServiceUnavailable
+	case assistant.CodeModelTimeout:
+		return http.StatusGatewayTimeout
+	case assistant.CodeModelUnavailable:
+		return http.StatusBadGateway
+	default:
+		return http.StatusInternalServerError
+	}
+}
+
+type errorBody struct {
+	Error struct {
+		Code    assistant.ErrorCode `json:"code"`
+		Message string              `json:"message"`
+	} `json:"error"`
+}
+
+func (h *Handler) writeError(w http.ResponseWriter, code assistant.ErrorCode) {
+	var body errorBody
+	body.Error.Code = code
+	body.Error.Message = assistant.SafeMessage(code)
+	h.writeJSON(w, StatusOf(code), body)
+}
+
+// fail logs err and answers with its code only.
+func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := assistant.Code(err)
+	if code == assistant.CodeInternal {
+		h.cfg.Logger.Error("httpapi: request failed", "path", r.URL.Path, "err", err)
+	}
+	h.writeError(w, code)
+}
+
+func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		h.cfg.Logger.Debug("httpapi: write response", "err", err)
+	}
+}
+
+// StreamRequest is the body of POST /api/chat/stream.
+type StreamRequest struct {
+	ThreadID    string `json:"thread_id,omitempty"`
+	Message     string `json:"message"`
+	Page        string `json:"page,omitempty"`
+	PageContext string `json:"page_context,omitempty"`
+}
+
+func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) {
+	var req StreamRequest
+	if code, ok := h.decode(w, r, &req); !ok {
+		h.writeError(w, code)
+		return
+	}
+	rc := http.NewResponseController(w)
+	buf := make([]byte, 0, 512)
+	started := false
+	for b := range h.eng.Stream(r.Context(), u, assistant.Request{
+		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
+	}) {
+		if !started {
+			// A stream that fails before its first meta block was refused:
+			// answer with a status, not a 200 stream.
+			if b.Kind == blocks.Error {
+				h.writeError(w, assistant.ErrorCode(b.ErrorCode))
+				return
+			}
+			started = true
+			hdr := w.Header()
+			hdr.Set("Content-Type", "application/x-ndjson")
+			hdr.Set("Cache-Control", "no-cache")
+			hdr.Set("X-Content-Type-Options", "nosniff")
+			hdr.Set("X-Accel-Buffering", "no")
+			w.WriteHeader(http.StatusOK)
+		}
+		buf = blocks.AppendNDJSON(buf[:0], &b)
+		if _, err := w.Write(buf); err != nil {
+			return // the client is gone; the turn goes on and persists
+		}
+		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return
+		}
+	}
+}
+
+// decode reads a JSON body into v, bounded by MaxBodyBytes.
+func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (assistant.ErrorCode, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
+			return assistant.CodeTooLarge, false
+		}
+		return assistant.CodeInvalidRequest, false
+	}
+	if dec.More() {
+		return assistant.CodeInvalidRequest, false
+	}
+	return "", true
+}
+
+// threadJSON is a thread as the API shows it.
+type threadJSON struct {
+	ID         string     `json:"id"`
+	Title      string     `json:"title"`
+	CreatedAt  time.Time  `json:"created_at"`
+	UpdatedAt  time.Time  `json:"updated_at"`
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+}
+
+func toThreadJSON(t store.Thread) threadJSON {
+	return threadJSON{ID: t.ID, Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, ArchivedAt: t.ArchivedAt}
+}
+
+// messageJSON is a message in stored form: Blocks use the verbose keys.
+type messageJSON struct {
+	ID           string         `json:"id"`
+	Seq          int            `json:"seq"`
+	Role         store.Role     `json:"role"`
+	Status       store.Status   `json:"status"`
+	Content      string         `json:"content,omitempty"`
+	Blocks       []blocks.Block `json:"blocks"`
+	InputTokens  int64          `json:"input_tokens,omitempty"`
+	OutputTokens int64          `json:"output_tokens,omitempty"`
+	CreatedAt    time.Time      `json:"created_at"`
+}
+
+func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.User) {
+	opts := store.ListOptions{}
+	q := r.URL.Query()
+	if s := q.Get("limit"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 200 {
+			h.writeError(w, assistant.CodeInvalidRequest)
+			return
+		}
+		opts.Limit = n
+	}
+	if s := q.Get("before"); s != "" {
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			h.writeError(w, assistant.CodeInvalidRequest)
+			return
+		}
+		opts.Before = t
+	}
+	ts, err := h.eng.Threads(r.Context(), u, opts)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]threadJSON, len(ts))
+	for i, t := range ts {
+		out[i] = toThreadJSON(t)
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"threads": out})
+}
+
+func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.User) {
+	t, msgs, err := h.eng.Thread(r.Context(), u, r.PathValue("id"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]messageJSON, len(msgs))
+	for i, m := range msgs {
+		bs := m.Blocks
+		if bs == nil {
+			bs = []blocks.Block{}
+		}
+		out[i] = messageJSON{ID: m.ID, Seq: m.Seq, Role: m.Role, Status: m.Status, Content: m.Content,
+			Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CreatedAt: m.CreatedAt}
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out})
+}
+
+func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley.User) {
+	if err := h.eng.ArchiveThread(r.Context(), u, r.PathValue("id")); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+type toolJSON struct {
+	Name          string `json:"name"`
+	Description   string `json:"description"`
+	Category      string `json:"category,omitempty"`
+	Effect        string `json:"effect"`
+	NeedsApproval bool   `json:"needs_approval"`
+}
+
+func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.User) {
+	specs, err := h.eng.Tools(r.Context(), u, r.URL.Query().Get("page"))
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]toolJSON, len(specs))
+	for i, s := range specs {
+		eff := s.Effect
+		if eff == "" {
+			eff = "read"
+		}
+		out[i] = toolJSON{Name: s.Name, Description: s.Description, Category: s.Category, Effect: string(eff), NeedsApproval: s.NeedsApproval()}
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"tools": out})
+}

@@ -1,0 +1,100 @@
+package assistant
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+)
+
+const persistTimeout = 10 * time.Second
+
+// finalRoundNote is appended to the system prompt of the forced last call.
+const finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
+	"Answer the user now from the information you already have, and say plainly what you could not find out."
+
+// loop is the agentic loop: up to MaxToolRounds model calls that may use
+// tools, then, if the model is still calling tools, one call with no tools
+// that must answer.
+func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
+	system := t.systemPrompt()
+	defs := t.toolDefs()
+	base := append(t.history, providers.Message{Role: providers.User, Content: t.modelInput()})
+	for round := 0; ; round++ {
+		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
+		req := &providers.Request{
+			Model:     t.e.cfg.Model,
+			System:    system,
+			Messages:  append(base[:len(base):len(base)], t.msgs...),
+			MaxTokens: t.e.cfg.MaxOutputTokens,
+		}
+		if final && len(defs) > 0 {
+			req.System += finalRoundNote
+		} else if !final {
+			req.Tools = defs
+		}
+		text, calls, err := t.callModel(ctx, req, emit)
+		if err != nil {
+			if text != "" {
+				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+			}
+			t.err = providerErr(err)
+			return
+		}
+		if final || len(calls) == 0 {
+			// A forced final answer that still calls tools keeps only its text:
+			// calls without results must never reach the replayed history.
+			if text != "" {
+				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+			}
+			return
+		}
+		calls = uniqueCallIDs(calls, round)
+		t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
+		end := t.runTools(ctx, calls, emit)
+		if ctx.Err() != nil {
+			t.err = wrap(CodeModelTimeout, "turn", ctx.Err())
+			return
+		}
+		if end {
+			t.finish = "tool"
+			return
+		}
+	}
+}
+
+// callModel streams one model call into blocks. It returns the call's text
+// and complete tool calls; on error, the text received before it.
+func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(blocks.Block)) (string, []providers.ToolCall, error) {
+	var text strings.Builder
+	var calls []providers.ToolCall
+	defer t.parser.Flush(emit)
+	for ev, err := range t.e.cfg.Provider.Stream(ctx, req) {
+		if err != nil {
+			return text.String(), nil, err
+		}
+		switch ev.Kind {
+		case providers.TextDelta:
+			text.WriteString(ev.Text)
+			t.parser.Write(ev.Text, emit)
+			if !t.textSeen {
+				// The first words reach the user at once; later prose is
+				// buffered by the parser to reduce jitter.
+				t.textSeen = true
+				t.parser.FlushProse(emit)
+			}
+		case providers.ToolCallEvent:
+			calls = append(calls, ev.ToolCall)
+		case providers.UsageEvent:
+			t.usage = t.usage.Add(ev.Usage)
+		case providers.FinishEvent:
+			t.finish = string(ev.Finish)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return text.String(), nil, err
+	}
+	return text.String(), calls, nil
+}

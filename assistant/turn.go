@@ -1,0 +1,190 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+)
+
+// turn is the state of one Stream call, from validation to the final write.
+type turn struct {
+	e       *Engine
+	u       parley.User
+	req     Request
+	thread  store.Thread
+	user    store.Message // persisted user message
+	reply   store.Message // persisted assistant placeholder, filled as the turn runs
+	offered []offeredTool
+	history []providers.Message // replay of earlier turns
+
+	// Written only by the worker goroutine.
+	parser   blocks.Parser
+	stored   []blocks.Block      // the transcript as it will be persisted
+	msgs     []providers.Message // model messages of this turn
+	usage    providers.Usage
+	finish   string
+	err      error // why the turn failed, if it did
+	textSeen bool
+}
+
+// begin runs the synchronous part of a turn under the caller's ctx: every
+// check that can refuse the request, then the atomic write of the user
+// message and the assistant placeholder. Nothing is persisted on refusal.
+func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, error) {
+	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(req.Message) > e.cfg.MaxMessageBytes:
+		return nil, wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
+	case strings.TrimSpace(req.Message) == "":
+		return nil, wrap(CodeInvalidRequest, "validate", errors.New("empty message"))
+	case !utf8.ValidString(req.Message):
+		return nil, wrap(CodeInvalidRequest, "validate", errors.New("message is not valid UTF-8"))
+	}
+	t := &turn{e: e, u: u, req: req}
+	if req.ThreadID != "" {
+		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
+		if err != nil {
+			return nil, err
+		}
+		prior, err := e.cfg.Store.ListMessages(ctx, th.ID)
+		if err != nil {
+			return nil, e.storeErr("load history", err)
+		}
+		t.thread, t.history = th, replay(prior)
+	} else {
+		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(req.Message)}
+		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
+			return nil, wrap(CodeInternal, "create thread", err)
+		}
+	}
+	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete, Content: req.Message}
+	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
+	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
+		return nil, e.storeErr("persist turn", err)
+	}
+	t.offered = e.offeredTools(ctx, u, req.Page)
+	return t, nil
+}
+
+// run starts the worker and relays its blocks to yield until the turn ends
+// or the consumer stops. The worker never blocks on a detached consumer.
+func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
+	if t.e.cfg.CancelOnDetach {
+		stop := context.AfterFunc(ctx, cancel)
+		defer stop()
+	}
+	out := make(chan blocks.Block, 32)
+	detached := make(chan struct{})
+	go func() {
+		defer close(out)
+		defer cancel()
+		t.work(wctx, func(b blocks.Block) {
+			select {
+			case out <- b:
+			case <-detached:
+			}
+		})
+	}()
+	defer close(detached)
+	for b := range out {
+		if !yield(b) {
+			if t.e.cfg.CancelOnDetach {
+				cancel()
+			}
+			return
+		}
+	}
+}
+
+// work runs the turn to completion and persists it, whatever happens.
+func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
+	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
+		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
+	}})
+	record := func(b blocks.Block) {
+		t.stored = blocks.Absorb(t.stored, b)
+		emit(b)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.err = wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+			}
+		}()
+		t.loop(ctx, record)
+	}()
+	t.persist(ctx)
+	if t.err != nil {
+		emit(t.e.errorBlock(t.err))
+		return
+	}
+	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
+		ThreadID: t.thread.ID, MessageID: t.reply.ID,
+		InputTokens: t.usage.InputTokens, OutputTokens: t.usage.OutputTokens, Finish: t.finish,
+	}})
+}
+
+// persist writes the assistant message with everything the turn produced.
+// It runs on a fresh context so a timed-out or cancelled turn still saves
+// its partial output.
+func (t *turn) persist(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+	defer cancel()
+	m := &t.reply
+	m.Blocks = t.stored
+	m.InputTokens, m.OutputTokens = t.usage.InputTokens, t.usage.OutputTokens
+	m.Status = store.StatusComplete
+	switch {
+	case errors.Is(t.err, ErrCancelled):
+		m.Status = store.StatusCancelled
+	case t.err != nil:
+		m.Status = store.StatusFailed
+		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.err))
+	}
+	if len(t.msgs) > 0 {
+		raw, err := json.Marshal(t.msgs)
+		if err != nil {
+			t.e.cfg.Logger.Error("assistant: encode model messages", "thread", t.thread.ID, "err", err)
+		}
+		m.ModelMessages = raw
+	}
+	m.UpdatedAt = t.e.cfg.Now()
+	if err := t.e.cfg.Store.UpdateMessage(ctx, m); err != nil {
+		t.e.cfg.Logger.Error("assistant: persist reply", "thread", t.thread.ID, "message", m.ID, "err", err)
+		if t.err == nil {
+			t.err = wrap(CodeInternal, "persist reply", err)
+		}
+	}
+}
+
+// errorBlockQuiet is errorBlock without logging, for the stored copy.
+func (e *Engine) errorBlockQuiet(err error) blocks.Block {
+	code := Code(err)
+	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: SafeMessage(code)}
+}
+
+// providerErr classifies a provider failure; its text stays in the cause.
+func providerErr(err error) error {
+	switch providers.CategoryOf(err) {
+	case providers.CategoryRateLimit:
+		return wrap(CodeModelBusy, "model call", err)
+	case providers.CategoryTimeout:
+		return wrap(CodeModelTimeout, "model call", err)
+	case providers.CategoryCanceled:
+		return wrap(CodeCancelled, "model call", err)
+	default:
+		return wrap(CodeModelUnavailable, "model call", err)
+	}
+}
