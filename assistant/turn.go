@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"runtime/debug"
 	"strings"
 	"unicode/utf8"
@@ -77,32 +78,36 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	return t, nil
 }
 
-// run starts the worker and relays its blocks to yield until the turn ends
-// or the consumer stops. The worker never blocks on a detached consumer.
+// run drives the turn and relays its blocks to yield. The turn runs as a
+// coroutine (iter.Pull), so a block reaches the consumer by a direct
+// hand-off, not a scheduler wake-up. If the consumer stops early, the rest of
+// the turn runs in its own goroutine: stop resumes the coroutine with every
+// later emit discarded until the turn has finished and persisted.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
+	unlink := func() bool { return false }
 	if t.e.cfg.CancelOnDetach {
-		stop := context.AfterFunc(ctx, cancel)
-		defer stop()
+		unlink = context.AfterFunc(ctx, cancel)
 	}
-	out := make(chan blocks.Block, 32)
-	detached := make(chan struct{})
-	go func() {
-		defer close(out)
+	next, stop := iter.Pull(func(emit func(blocks.Block) bool) {
 		defer cancel()
-		t.work(wctx, func(b blocks.Block) {
-			select {
-			case out <- b:
-			case <-detached:
-			}
-		})
-	}()
-	defer close(detached)
-	for b := range out {
+		t.work(wctx, func(b blocks.Block) { emit(b) })
+	})
+	for {
+		b, ok := next()
+		if !ok {
+			stop()
+			unlink()
+			return
+		}
 		if !yield(b) {
 			if t.e.cfg.CancelOnDetach {
 				cancel()
 			}
+			go func() {
+				defer unlink()
+				stop()
+			}()
 			return
 		}
 	}

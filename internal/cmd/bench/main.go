@@ -1,0 +1,334 @@
+// Command bench measures what Parley's Engine costs on top of the model
+// client it wraps. It runs an OpenAI-compatible mock server in a child
+// process (so the server's CPU is not counted), then drives the same
+// scripted turn two ways against it:
+//
+//   - raw: the openai-go client streaming the three responses of a turn by
+//     hand (text appended, tool-call arguments assembled by index), as a host
+//     would without Parley;
+//   - engine: a full turn through assistant.Engine.Stream with the openai
+//     provider, memstore and two Read tools, every block encoded as NDJSON.
+//
+// A turn is two tool rounds and a final answer of 200 text deltas. It
+// reports CPU time and allocations per turn, their ratio, and how long the
+// first block takes to reach the consumer after the provider yields the
+// first text delta.
+//
+//	go run ./internal/cmd/bench [-turns 300]
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/openaimock"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/openai"
+	"github.com/parleyhq/parley/store/memstore"
+	"github.com/parleyhq/parley/tools"
+)
+
+const textDeltas = 200
+
+func main() {
+	serve := flag.Bool("serve", false, "run the mock server and print its address (used by the parent)")
+	turns := flag.Int("turns", 300, "measured turns per side")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the engine side to this file")
+	flag.Parse()
+	if *serve {
+		serveMock()
+		return
+	}
+	base, stop, err := startChild()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer stop()
+
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	raw := rawTurn(base, client)
+	eng, firstBlock := engineTurn(base, client)
+
+	for range 30 { // warm up both paths and the connection pool
+		raw()
+		eng()
+	}
+	rawM := measure(*turns, raw)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	engM := measure(*turns, eng)
+	lat := firstBlock()
+
+	fmt.Printf("turn: 2 tool rounds + %d text deltas; %d turns each; GOMAXPROCS=%d\n\n", textDeltas, *turns, runtime.GOMAXPROCS(0))
+	fmt.Println("| path | CPU per turn | allocs per turn | bytes per turn | wall per turn |")
+	fmt.Println("|---|---|---|---|---|")
+	rawM.row("raw openai-go")
+	engM.row("Engine.Stream")
+	fmt.Printf("\nCPU ratio engine/raw: %.2fx   alloc ratio: %.2fx\n", engM.cpu.Seconds()/rawM.cpu.Seconds(), engM.allocs/rawM.allocs)
+	fmt.Printf("first block after first provider text delta: p50 %v, p99 %v, max %v (n=%d)\n",
+		lat.pct(50), lat.pct(99), lat.pct(100), len(lat))
+}
+
+type result struct {
+	cpu, wall     time.Duration
+	allocs, bytes float64
+}
+
+func (r result) row(name string) {
+	fmt.Printf("| %s | %v | %.0f | %.0f | %v |\n", name, r.cpu.Round(time.Microsecond), r.allocs, r.bytes, r.wall.Round(time.Microsecond))
+}
+
+// measure runs fn n times and returns per-run CPU (user+system of this
+// process), wall time and allocations.
+func measure(n int, fn func()) result {
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	c0, t0 := cpuTime(), time.Now()
+	for range n {
+		fn()
+	}
+	wall, cpu := time.Since(t0), cpuTime()-c0
+	runtime.ReadMemStats(&m1)
+	return result{
+		cpu:    cpu / time.Duration(n),
+		wall:   wall / time.Duration(n),
+		allocs: float64(m1.Mallocs-m0.Mallocs) / float64(n),
+		bytes:  float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n),
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		log.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// script is the three responses of one turn, served in rotation.
+func script() []openaimock.Response {
+	text := make([]string, textDeltas)
+	words := strings.Fields("The forecast for Paris is sunny with a light breeze and a high of twenty one degrees while Berlin stays cloudy")
+	for i := range text {
+		text[i] = words[i%len(words)] + " "
+	}
+	return []openaimock.Response{
+		{ToolCalls: []openaimock.ToolCall{{ID: "call_1", Name: "get_weather", Args: []string{`{"city":`, `"Paris"}`}}},
+			Usage: openaimock.Usage{PromptTokens: 300, CompletionTokens: 12}},
+		{ToolCalls: []openaimock.ToolCall{{ID: "call_2", Name: "get_weather", Args: []string{`{"city":`, `"Berlin"}`}}},
+			Usage: openaimock.Usage{PromptTokens: 340, CompletionTokens: 12}},
+		{Text: text, Usage: openaimock.Usage{PromptTokens: 380, CompletionTokens: textDeltas}},
+	}
+}
+
+// serveMock serves the script in rotation on a loopback port.
+func serveMock() {
+	var servers []*openaimock.Server
+	for _, r := range script() {
+		s := openaimock.New()
+		s.SetFallback(r)
+		servers = append(servers, s)
+	}
+	var n atomic.Uint64
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		servers[(n.Add(1)-1)%uint64(len(servers))].ServeHTTP(w, r)
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("http://" + ln.Addr().String() + "/v1")
+	go func() { // exit when the parent closes our stdin
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}()
+	log.Fatal(http.Serve(ln, h))
+}
+
+func startChild() (string, func(), error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil, err
+	}
+	cmd := exec.Command(exe, "-serve")
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		return "", nil, fmt.Errorf("mock server did not start: %w", err)
+	}
+	return strings.TrimSpace(line), func() { _ = stdin.Close(); _ = cmd.Wait() }, nil
+}
+
+const systemPrompt = "You are the assistant built into the host's application. Use the tools to look things up instead of guessing."
+
+var weatherSchema = json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`)
+
+// rawTurn is the baseline: the same three calls made with openai-go directly.
+func rawTurn(base string, hc *http.Client) func() {
+	svc := oai.NewChatCompletionService(option.WithBaseURL(base), option.WithHTTPClient(hc), option.WithMaxRetries(0))
+	var schema map[string]any
+	_ = json.Unmarshal(weatherSchema, &schema)
+	toolsParam := []oai.ChatCompletionToolUnionParam{oai.ChatCompletionFunctionTool(oai.FunctionDefinitionParam{
+		Name: "get_weather", Description: oai.String("Weather for a city."), Parameters: schema,
+	})}
+	return func() {
+		msgs := []oai.ChatCompletionMessageParamUnion{oai.SystemMessage(systemPrompt), oai.UserMessage("What is the weather in Paris and Berlin?")}
+		for round := 0; ; round++ {
+			stream := svc.NewStreaming(context.Background(), oai.ChatCompletionNewParams{
+				Model: "mock-model", Messages: msgs, Tools: toolsParam,
+				StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
+			})
+			var text strings.Builder
+			type call struct{ id, name, args string }
+			var calls []call
+			for stream.Next() {
+				ch := stream.Current()
+				for _, c := range ch.Choices {
+					text.WriteString(c.Delta.Content)
+					for _, tc := range c.Delta.ToolCalls {
+						for int(tc.Index) >= len(calls) {
+							calls = append(calls, call{})
+						}
+						k := &calls[tc.Index]
+						k.id += tc.ID
+						k.name += tc.Function.Name
+						k.args += tc.Function.Arguments
+					}
+				}
+			}
+			if err := stream.Err(); err != nil {
+				log.Fatal(err)
+			}
+			_ = stream.Close()
+			if len(calls) == 0 {
+				return
+			}
+			asst := oai.ChatCompletionAssistantMessageParam{}
+			for _, c := range calls {
+				asst.ToolCalls = append(asst.ToolCalls, oai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &oai.ChatCompletionMessageFunctionToolCallParam{ID: c.id,
+						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.name, Arguments: c.args}}})
+			}
+			msgs = append(msgs, oai.ChatCompletionMessageParamUnion{OfAssistant: &asst})
+			for _, c := range calls {
+				msgs = append(msgs, oai.ToolMessage(`{"ok":true,"summary":"sunny","data":{"sky":"sunny"}}`, c.id))
+			}
+		}
+	}
+}
+
+// timedProvider records when the wrapped provider yields its first text delta.
+type timedProvider struct {
+	providers.Provider
+	first atomic.Int64 // unix nanos of the first text delta of the current turn
+}
+
+func (p *timedProvider) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
+	return func(yield func(providers.Event, error) bool) {
+		for ev, err := range p.Provider.Stream(ctx, req) {
+			if ev.Kind == providers.TextDelta {
+				p.first.CompareAndSwap(0, time.Now().UnixNano())
+			}
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// engineTurn is a whole Parley turn over the same server.
+func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
+	weather := tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", InputSchema: weatherSchema},
+		func(_ context.Context, _ tools.Call, in struct {
+			City string `json:"city"`
+		}) (tools.Result, error) {
+			return tools.OK("sunny", map[string]string{"sky": "sunny"}), nil
+		}))
+	reg, err := tools.NewSet(weather)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tp := &timedProvider{Provider: openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
+	eng, err := assistant.New(assistant.Config{
+		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	u := parley.User{ID: "bench", Roles: []string{"user"}}
+	var lat latencies
+	buf := make([]byte, 0, 4096)
+	turn := func() {
+		tp.first.Store(0)
+		var firstBlock int64
+		for b := range eng.Stream(context.Background(), u, assistant.Request{Message: "What is the weather in Paris and Berlin?"}) {
+			if b.Kind == blocks.Markdown && firstBlock == 0 {
+				firstBlock = time.Now().UnixNano()
+			}
+			if b.Kind == blocks.Error {
+				log.Fatalf("turn failed: %s", b.ErrorCode)
+			}
+			buf = blocks.AppendNDJSON(buf[:0], &b)
+		}
+		if f := tp.first.Load(); f != 0 && firstBlock != 0 {
+			lat = append(lat, time.Duration(firstBlock-f))
+		}
+	}
+	return turn, func() latencies { return lat }
+}
+
+type latencies []time.Duration
+
+func (l latencies) pct(p int) time.Duration {
+	if len(l) == 0 {
+		return 0
+	}
+	s := slices.Clone(l)
+	slices.Sort(s)
+	i := (len(s) - 1) * p / 100
+	return s[i].Round(time.Microsecond)
+}
