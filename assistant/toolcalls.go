@@ -210,4 +210,3 @@ func jsonOrNil(raw json.RawMessage) json.RawMessage {
 	}
 	return nil
 }
-
