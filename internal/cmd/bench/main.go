@@ -76,7 +76,6 @@ func main() {
 		raw()
 		eng()
 	}
-	rawM := measure(*turns, raw)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -87,7 +86,15 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	engM := measure(*turns, eng)
+	// Alternate the two sides in batches so drift in machine load (other
+	// processes, thermal, GC) falls on both equally.
+	const batches = 10
+	var rawM, engM result
+	for range batches {
+		rawM = rawM.add(measure(*turns/batches, raw))
+		engM = engM.add(measure(*turns/batches, eng))
+	}
+	rawM, engM = rawM.div(batches), engM.div(batches)
 	lat := firstBlock()
 
 	fmt.Printf("turn: 2 tool rounds + %d text deltas; %d turns each; GOMAXPROCS=%d\n\n", textDeltas, *turns, runtime.GOMAXPROCS(0))
@@ -103,6 +110,14 @@ func main() {
 type result struct {
 	cpu, wall     time.Duration
 	allocs, bytes float64
+}
+
+func (r result) add(o result) result {
+	return result{r.cpu + o.cpu, r.wall + o.wall, r.allocs + o.allocs, r.bytes + o.bytes}
+}
+
+func (r result) div(n int) result {
+	return result{r.cpu / time.Duration(n), r.wall / time.Duration(n), r.allocs / float64(n), r.bytes / float64(n)}
 }
 
 func (r result) row(name string) {
