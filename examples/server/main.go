@@ -1,0 +1,148 @@
+// Command server is a runnable Parley host: a tiny "notes" application with an
+// assistant that can list, add and delete the user's notes.
+//
+//	go run ./examples/server
+//
+// With no configuration it uses a built-in deterministic demo model and keeps
+// everything in memory. Environment:
+//
+//	PARLEY_ADDR          listen address (default :8080)
+//	PARLEY_LLM_BASE_URL  an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1
+//	                     or http://localhost:11434/v1 (Ollama); switches off the demo model
+//	PARLEY_LLM_API_KEY   its API key (may be empty for local servers)
+//	PARLEY_LLM_MODEL     the model name (default gpt-4o-mini)
+//
+// Authentication is a demo: the X-Demo-User header names the user, "alice"
+// (role user) or "sam" (role staff); no header is 401. The page at / lets
+// you pick one.
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/assistant/httpapi"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/openai"
+	"github.com/parleyhq/parley/store/memstore"
+)
+
+//go:embed web
+var webFS embed.FS
+
+func main() {
+	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if err := run(log); err != nil {
+		log.Error("server stopped", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(log *slog.Logger) error {
+	addr := envOr("PARLEY_ADDR", ":8080")
+	h, err := newHandler(settingsFromEnv(), log)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	errc := make(chan error, 1)
+	go func() { errc <- srv.ListenAndServe() }()
+	log.Info("parley example listening", "addr", addr, "open", "http://localhost"+addr)
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return srv.Shutdown(shutdown)
+	}
+}
+
+// settings is everything the server reads from the environment.
+type settings struct {
+	LLMBaseURL, LLMAPIKey, LLMModel string
+	DemoDelay                       time.Duration
+}
+
+func settingsFromEnv() settings {
+	return settings{
+		LLMBaseURL: os.Getenv("PARLEY_LLM_BASE_URL"),
+		LLMAPIKey:  os.Getenv("PARLEY_LLM_API_KEY"),
+		LLMModel:   envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
+		DemoDelay:  25 * time.Millisecond,
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// demoUsers is the demo's whole user directory.
+var demoUsers = map[string]parley.User{
+	"alice": {ID: "alice", Name: "Alice", Roles: []string{"user"}},
+	"sam":   {ID: "sam", Name: "Sam", Roles: []string{"user", "staff"}},
+}
+
+func authenticate(r *http.Request) (parley.User, error) {
+	u, ok := demoUsers[r.Header.Get("X-Demo-User")]
+	if !ok {
+		return parley.User{}, errors.New("unknown or missing X-Demo-User")
+	}
+	return u, nil
+}
+
+// newHandler wires the notes app, the Engine and the HTTP API.
+func newHandler(s settings, log *slog.Logger) (http.Handler, error) {
+	reg, err := demoTools(newNotes())
+	if err != nil {
+		return nil, err
+	}
+	var model providers.Provider = demoModel{delay: s.DemoDelay}
+	if s.LLMBaseURL != "" {
+		model = openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Model: s.LLMModel, MaxRetries: 2})
+		log.Info("using an OpenAI-compatible model", "base_url", s.LLMBaseURL, "model", s.LLMModel)
+	} else {
+		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL for a real one")
+	}
+	eng, err := assistant.New(assistant.Config{
+		Provider: model,
+		Store:    memstore.New(),
+		Tools:    reg,
+		Authorizer: assistant.RoleAuthorizer{
+			Tools: map[string][]string{"user": {"category:notes", "category:general"}, "staff": {"*"}},
+			Staff: []string{"staff"},
+		},
+		AssistantName: "Notes Assistant",
+		Organization:  "Parley Notes",
+		PageInstructions: map[string]string{
+			"notes": "The user is looking at their notes list.",
+		},
+		Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/api/chat/", httpapi.New(eng, httpapi.Config{Authenticate: authenticate, Logger: log}))
+	web, err := fs.Sub(webFS, "web")
+	if err != nil {
+		return nil, err
+	}
+	mux.Handle("/", http.FileServerFS(web))
+	return mux, nil
+}
