@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -159,7 +160,7 @@ func (t *turn) persist(ctx context.Context) {
 		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.err))
 	}
 	if len(t.msgs) > 0 {
-		raw, err := json.Marshal(t.msgs)
+		raw, err := json.Marshal(storable(t.msgs))
 		if err != nil {
 			t.e.cfg.Logger.Error("assistant: encode model messages", "thread", t.thread.ID, "err", err)
 		}
@@ -192,4 +193,27 @@ func providerErr(err error) error {
 	default:
 		return wrap(CodeModelUnavailable, "model call", err)
 	}
+}
+
+// storable returns msgs ready to encode: a tool call whose arguments are not
+// valid JSON (the model's mistake, already answered with INVALID_ARGS) keeps
+// its text as a JSON string, so one bad call cannot lose the turn's history.
+func storable(msgs []providers.Message) []providers.Message {
+	out := msgs
+	for i, m := range msgs {
+		for j, c := range m.ToolCalls {
+			if len(c.Args) == 0 || json.Valid(c.Args) {
+				continue
+			}
+			if &out[0] == &msgs[0] {
+				out = slices.Clone(msgs)
+			}
+			if &out[i].ToolCalls[0] == &msgs[i].ToolCalls[0] {
+				out[i].ToolCalls = slices.Clone(m.ToolCalls)
+			}
+			quoted, _ := json.Marshal(string(c.Args))
+			out[i].ToolCalls[j].Args = quoted
+		}
+	}
+	return out
 }

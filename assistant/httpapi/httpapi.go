@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -193,7 +194,12 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (assista
 		}
 		return assistant.CodeInvalidRequest, false
 	}
-	if dec.More() {
+	// Exactly one JSON value: anything after it but white space is refused,
+	// including a stray '}' that dec.More would not report.
+	if _, err := dec.Token(); err != io.EOF {
+		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
+			return assistant.CodeTooLarge, false
+		}
 		return assistant.CodeInvalidRequest, false
 	}
 	return "", true

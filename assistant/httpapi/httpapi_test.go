@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -357,6 +358,39 @@ func gate(open <-chan struct{}) fake.Step {
 	})
 }
 
+// startStream posts a turn without waiting for it to end and returns the
+// response once its headers arrive, or nil if they do not arrive within
+// wait: a handler that never flushes sends no headers until it returns.
+// cancel ends the request; it also ends at the end of the test.
+func (h *harness) startStream(user, body string, wait time.Duration) (resp *http.Response, cancel func()) {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "POST", h.srv.URL+"/api/chat/stream", strings.NewReader(body))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	req.Header.Set("X-User", user)
+	respc := make(chan *http.Response, 1)
+	go func() {
+		resp, err := h.srv.Client().Do(req)
+		if err != nil {
+			close(respc)
+			return
+		}
+		respc <- resp
+	}()
+	select {
+	case resp := <-respc:
+		if resp != nil {
+			h.t.Cleanup(func() { resp.Body.Close() })
+		}
+		return resp, cancel
+	case <-time.After(wait):
+		return nil, cancel
+	}
+}
+
 // lineReader delivers the lines of a body on a channel as they arrive.
 func lineReader(body io.Reader) <-chan []byte {
 	ch := make(chan []byte, 64)
@@ -476,14 +510,7 @@ func TestStreamFlushesEachBlockAsItForms(t *testing.T) {
 	for name, mw := range middlewares {
 		t.Run(name, func(t *testing.T) {
 			open := make(chan struct{})
-			var once bool
-			release := func() {
-				if !once {
-					once = true
-					close(open)
-				}
-			}
-			defer release()
+			release := sync.OnceFunc(func() { close(open) })
 			model := fake.New(fake.Turn{
 				fake.Text("First words. "),
 				gate(open),
@@ -496,8 +523,11 @@ func TestStreamFlushesEachBlockAsItForms(t *testing.T) {
 				opts = append(opts, withMiddleware(mw))
 			}
 			h := newHarness(t, model, opts...)
-			resp := h.do("POST", "/api/chat/stream", "alice", `{"message":"hi"}`)
-			defer resp.Body.Close()
+			t.Cleanup(release) // before the server closes: it waits for the handler
+			resp, _ := h.startStream("alice", `{"message":"hi"}`, 5*time.Second)
+			if resp == nil {
+				t.Fatal("no response headers while the model is still answering: the stream is buffered")
+			}
 			if resp.StatusCode != http.StatusOK {
 				t.Fatalf("status %d", resp.StatusCode)
 			}
@@ -545,33 +575,18 @@ func TestStreamFlushesEachBlockAsItForms(t *testing.T) {
 	// subtests above would fail if the handler did not flush.
 	t.Run("control: opaque writer buffers", func(t *testing.T) {
 		open := make(chan struct{})
-		defer close(open)
 		model := fake.New(fake.Turn{fake.Text("First words. "), gate(open), fake.Text("rest")})
 		h := newHarness(t, model, withMiddleware(func(next http.Handler) http.Handler {
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				next.ServeHTTP(opaqueWriter{w}, r)
 			})
 		}))
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		respc := make(chan *http.Response, 1)
-		go func() {
-			req, _ := http.NewRequestWithContext(ctx, "POST", h.srv.URL+"/api/chat/stream", strings.NewReader(`{"message":"hi"}`))
-			req.Header.Set("X-User", "alice")
-			resp, err := h.srv.Client().Do(req)
-			if err == nil {
-				respc <- resp
-			}
-		}()
-		select {
-		case resp := <-respc:
-			// Headers can only arrive with a flush; the body must not.
-			defer resp.Body.Close()
+		t.Cleanup(func() { close(open) })
+		if resp, _ := h.startStream("alice", `{"message":"hi"}`, 300*time.Millisecond); resp != nil {
+			// Headers may arrive by other means; the first line must not.
 			if _, ok := nextLine(t, lineReader(resp.Body), 300*time.Millisecond); ok {
 				t.Fatal("a line arrived through a writer that cannot flush; the flush test proves nothing")
 			}
-		case <-time.After(300 * time.Millisecond):
-			// Not even the headers arrived: buffered, as expected.
 		}
 	})
 }
@@ -1130,13 +1145,7 @@ func TestToolsListsWhatTheUserMayUse(t *testing.T) {
 
 func TestClientDisconnectDoesNotStopTheTurn(t *testing.T) {
 	open := make(chan struct{})
-	defer func() {
-		select {
-		case <-open:
-		default:
-			close(open)
-		}
-	}()
+	release := sync.OnceFunc(func() { close(open) })
 	model := fake.New(fake.Turn{
 		fake.Text("Started. "),
 		gate(open),
@@ -1152,9 +1161,11 @@ func TestClientDisconnectDoesNotStopTheTurn(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	resp := h.request(ctx, "POST", "/api/chat/stream", "alice", `{"message":"hi"}`)
+	t.Cleanup(release)
+	resp, cancel := h.startStream("alice", `{"message":"hi"}`, 5*time.Second)
+	if resp == nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("no 200 stream: %v", resp)
+	}
 	lines := lineReader(resp.Body)
 	first, ok := nextLine(t, lines, 5*time.Second)
 	if !ok {
@@ -1175,7 +1186,7 @@ func TestClientDisconnectDoesNotStopTheTurn(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no server request")
 	}
-	close(open)
+	release()
 
 	deadline := time.Now().Add(5 * time.Second)
 	for {

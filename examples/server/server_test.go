@@ -1,0 +1,299 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/blocks"
+)
+
+func newTestServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	h, err := newHandler(settings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func doReq(t *testing.T, srv *httptest.Server, method, path, user, body string) *http.Response {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if user != "" {
+		req.Header.Set("X-Demo-User", user)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// chat sends one message as user and returns the streamed blocks.
+func chat(t *testing.T, srv *httptest.Server, user, msg string) []blocks.Block {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"message": msg, "page": "notes"})
+	resp := doReq(t, srv, "POST", "/api/chat/stream", user, string(body))
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Fatalf("%s %q: status %d, type %q, body %s", user, msg, resp.StatusCode, resp.Header.Get("Content-Type"), raw)
+	}
+	var out []blocks.Block
+	for line := range bytes.Lines(raw) {
+		b, err := blocks.ParseNDJSON(line)
+		if err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		out = append(out, b)
+	}
+	if len(out) < 2 || out[0].Kind != blocks.Meta {
+		t.Fatalf("stream %s does not start with a meta block", raw)
+	}
+	if last := out[len(out)-1]; last.Kind != blocks.Meta || last.Meta == nil || last.Meta.Finish == "" {
+		t.Fatalf("stream does not end with a final meta block: %s", raw)
+	}
+	return out
+}
+
+func blocksOf(bs []blocks.Block, k blocks.Kind) []blocks.Block {
+	var out []blocks.Block
+	for _, b := range bs {
+		if b.Kind == k {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func markdown(bs []blocks.Block) string {
+	var sb strings.Builder
+	for _, b := range blocksOf(bs, blocks.Markdown) {
+		sb.WriteString(b.Content)
+	}
+	return sb.String()
+}
+
+// toolOutcome returns the single tool call and result of a turn.
+func toolOutcome(t *testing.T, bs []blocks.Block) (call, result blocks.Block) {
+	t.Helper()
+	calls, results := blocksOf(bs, blocks.ToolCall), blocksOf(bs, blocks.ToolResult)
+	if len(calls) != 1 || len(results) != 1 {
+		t.Fatalf("want one tool call and one result, got %+v and %+v", calls, results)
+	}
+	if calls[0].ID != results[0].ID || calls[0].Name != results[0].Name {
+		t.Fatalf("result %+v does not answer call %+v", results[0], calls[0])
+	}
+	return calls[0], results[0]
+}
+
+func TestDemoNeedsAUser(t *testing.T) {
+	srv := newTestServer(t)
+	for _, r := range []struct{ method, path, user, body string }{
+		{"POST", "/api/chat/stream", "", `{"message":"show my notes"}`},
+		{"GET", "/api/chat/threads", "", ""},
+		{"GET", "/api/chat/tools", "", ""},
+		{"POST", "/api/chat/stream", "mallory", `{"message":"show my notes"}`},
+	} {
+		resp := doReq(t, srv, r.method, r.path, r.user, r.body)
+		var body struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		err := json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || err != nil || body.Error.Code != "unauthenticated" {
+			t.Errorf("%s %s as %q: %d %+v (%v), want 401 unauthenticated", r.method, r.path, r.user, resp.StatusCode, body, err)
+		}
+	}
+}
+
+func TestDemoAliceListsHerNotes(t *testing.T) {
+	srv := newTestServer(t)
+	bs := chat(t, srv, "alice", "show my notes")
+	call, res := toolOutcome(t, bs)
+	if call.Name != "list_notes" || !res.OK {
+		t.Fatalf("call %+v result %+v, want an ok list_notes", call, res)
+	}
+	if res.Content != "2 notes" {
+		t.Errorf("result summary %q, want 2 notes", res.Content)
+	}
+	md := markdown(bs)
+	for _, want := range []string{"Buy oat milk", "Call the plumber about the kitchen tap"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("answer %q does not mention %q", md, want)
+		}
+	}
+	if strings.Contains(md, "Quarterly review") {
+		t.Errorf("alice's answer shows sam's note: %q", md)
+	}
+}
+
+func TestDemoStatsAreStaffOnly(t *testing.T) {
+	srv := newTestServer(t)
+
+	bs := chat(t, srv, "alice", "show stats")
+	call, res := toolOutcome(t, bs)
+	if call.Name != "admin_stats" || res.OK || res.ErrorCode != "NOT_AUTHORIZED" {
+		t.Errorf("alice: call %+v result %+v, want admin_stats refused NOT_AUTHORIZED", call, res)
+	}
+	if md := markdown(bs); strings.Contains(md, "users,") {
+		t.Errorf("alice's answer shows stats: %q", md)
+	}
+
+	bs = chat(t, srv, "sam", "show stats")
+	call, res = toolOutcome(t, bs)
+	if call.Name != "admin_stats" || !res.OK || res.Content != "2 users, 3 notes" {
+		t.Errorf("sam: call %+v result %+v, want admin_stats ok with 2 users, 3 notes", call, res)
+	}
+}
+
+func TestDemoAddNoteNeedsApproval(t *testing.T) {
+	srv := newTestServer(t)
+	bs := chat(t, srv, "alice", "add a note: buy bread")
+	call, res := toolOutcome(t, bs)
+	if call.Name != "add_note" || res.OK || res.ErrorCode != "NEEDS_APPROVAL" {
+		t.Fatalf("call %+v result %+v, want add_note refused NEEDS_APPROVAL", call, res)
+	}
+	if !bytes.Contains(call.Data, []byte("buy bread")) {
+		t.Errorf("add_note arguments %s", call.Data)
+	}
+
+	bs = chat(t, srv, "alice", "show my notes")
+	_, res = toolOutcome(t, bs)
+	if !res.OK || res.Content != "2 notes" {
+		t.Errorf("after the refused add: %+v, want still 2 notes", res)
+	}
+	if strings.Contains(markdown(bs), "buy bread") {
+		t.Errorf("the refused note was added: %q", markdown(bs))
+	}
+}
+
+func TestDemoToolsPerUser(t *testing.T) {
+	srv := newTestServer(t)
+	names := func(user string) map[string]bool {
+		resp := doReq(t, srv, "GET", "/api/chat/tools", user, "")
+		defer resp.Body.Close()
+		var body struct {
+			Tools []struct{ Name string } `json:"tools"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("tools for %s: %d %v", user, resp.StatusCode, err)
+		}
+		m := map[string]bool{}
+		for _, tl := range body.Tools {
+			m[tl.Name] = true
+		}
+		return m
+	}
+	alice, sam := names("alice"), names("sam")
+	if alice["admin_stats"] || !alice["list_notes"] || !alice["get_time"] {
+		t.Errorf("alice's tools %v", alice)
+	}
+	if !sam["admin_stats"] {
+		t.Errorf("sam's tools %v lack admin_stats", sam)
+	}
+}
+
+func TestDemoServesThePage(t *testing.T) {
+	srv := newTestServer(t)
+	resp := doReq(t, srv, "GET", "/", "", "")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
+		t.Fatalf("GET /: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if !bytes.Contains(body, []byte("/api/chat/stream")) {
+		t.Errorf("GET / is not the chat page")
+	}
+}
+
+// htmlSinks matches the DOM APIs that turn a string into markup or code.
+var htmlSinks = regexp.MustCompile(`\.(innerHTML|outerHTML)\s*(\+?=)|\binsertAdjacentHTML\b|\bdocument\s*\.\s*(write|writeln)\b|\bcreateContextualFragment\b|\bparseFromString\b|\beval\s*\(|\bnew\s+Function\b`)
+
+var scriptRE = regexp.MustCompile(`(?s)<script\b[^>]*>(.*?)</script>`)
+
+// The page renders model output, which is untrusted: it must never turn text
+// into HTML.
+func TestDemoPageNeverRendersHTML(t *testing.T) {
+	raw, err := fs.ReadFile(webFS, "web/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := scriptRE.FindAllSubmatch(raw, -1)
+	if len(scripts) == 0 {
+		t.Fatal("no script in the page")
+	}
+	for _, s := range scripts {
+		// Strip comments so a comment about innerHTML does not count, and a
+		// sink hidden after one does.
+		code := regexp.MustCompile(`(?m)//.*$`).ReplaceAll(s[1], nil)
+		code = regexp.MustCompile(`(?s)/\*.*?\*/`).ReplaceAll(code, nil)
+		if m := htmlSinks.Find(code); m != nil {
+			t.Errorf("the page's script uses an HTML sink: %q", m)
+		}
+		if !bytes.Contains(code, []byte("textContent")) {
+			t.Errorf("the page's script does not render with textContent")
+		}
+	}
+	markup := scriptRE.ReplaceAll(raw, nil)
+	if m := regexp.MustCompile(`(?i)<[^>]*\son[a-z]+\s*=`).Find(markup); m != nil {
+		t.Errorf("the page uses an inline event handler: %q", m)
+	}
+}
+
+// The detector above must catch what it forbids.
+func TestDemoPageSinkDetectorCatchesSinks(t *testing.T) {
+	for _, bad := range []string{`md.innerHTML = b.c`, `md.innerHTML += b.c`, `x.outerHTML=y`, `root.insertAdjacentHTML("beforeend", s)`, `document.write(s)`} {
+		if !htmlSinks.MatchString(bad) {
+			t.Errorf("detector misses %q", bad)
+		}
+	}
+}
+
+func TestDemoThreadsAreEachUsersOwn(t *testing.T) {
+	srv := newTestServer(t)
+	bs := chat(t, srv, "alice", "what time is it")
+	if _, res := toolOutcome(t, bs); !res.OK {
+		t.Errorf("get_time: %+v", res)
+	}
+	id := bs[0].Meta.ThreadID
+	count := func(user string) int {
+		resp := doReq(t, srv, "GET", "/api/chat/threads", user, "")
+		defer resp.Body.Close()
+		var body struct {
+			Threads []struct{ ID string } `json:"threads"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("threads for %s: %d %v", user, resp.StatusCode, err)
+		}
+		return len(body.Threads)
+	}
+	if a, s := count("alice"), count("sam"); a != 1 || s != 0 {
+		t.Errorf("alice has %d threads, sam %d; want 1 and 0", a, s)
+	}
+	resp := doReq(t, srv, "GET", "/api/chat/threads/"+id, "alice", "")
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("alice reloading her thread: %d", resp.StatusCode)
+	}
+}
