@@ -31,6 +31,7 @@ type turn struct {
 	// Written only by the worker goroutine.
 	parser   blocks.Parser
 	stored   []blocks.Block      // the transcript as it will be persisted
+	prose    strings.Builder     // markdown streamed since the last other block, not yet in stored
 	msgs     []providers.Message // model messages of this turn
 	usage    providers.Usage
 	finish   string
@@ -120,7 +121,13 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
 	record := func(b blocks.Block) {
-		t.stored = blocks.Absorb(t.stored, b)
+		if b.Kind == blocks.Markdown {
+			// Chunks are joined once per run, not re-copied per chunk.
+			t.prose.WriteString(b.Content)
+		} else {
+			t.absorbProse()
+			t.stored = blocks.Absorb(t.stored, b)
+		}
 		emit(b)
 	}
 	func() {
@@ -142,6 +149,14 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	}})
 }
 
+// absorbProse moves the pending markdown run into the stored transcript.
+func (t *turn) absorbProse() {
+	if t.prose.Len() > 0 {
+		t.stored = blocks.Absorb(t.stored, blocks.Block{Kind: blocks.Markdown, Content: t.prose.String()})
+		t.prose.Reset()
+	}
+}
+
 // persist writes the assistant message with everything the turn produced.
 // It runs on a fresh context so a timed-out or cancelled turn still saves
 // its partial output.
@@ -149,6 +164,7 @@ func (t *turn) persist(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	m := &t.reply
+	t.absorbProse()
 	m.Blocks = t.stored
 	m.InputTokens, m.OutputTokens = t.usage.InputTokens, t.usage.OutputTokens
 	m.Status = store.StatusComplete
