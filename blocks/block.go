@@ -13,7 +13,7 @@ const (
 	Mermaid    Kind = "mermaid"     // mermaid diagram source; Content
 	Load       Kind = "load"        // placeholder while a fenced block streams; Tag = kind being loaded
 	ToolCall   Kind = "tool_call"   // the model called a tool; ID, Name, Data = arguments
-	ToolResult Kind = "tool_result" // a tool's outcome; ID, Name, OK, Content = summary, Data
+	ToolResult Kind = "tool_result" // a tool's outcome; ID, Name, OK, Content = summary or error message, ErrorCode = tool error code
 	Confirm    Kind = "confirm"     // approval card; ID = token, Name = tool, Content = summary
 	Form       Kind = "form"        // ask_user form; ID = call id, Data = questions
 	Component  Kind = "component"   // custom UI block; Tag = component name, Data = props
@@ -29,7 +29,7 @@ type Block struct {
 	Kind      Kind            // wire "k", stored "kind"
 	Content   string          // wire "c", stored "content"
 	Tag       string          // wire "t", stored "tag"
-	ErrorCode string          // wire "e", stored "error_code" (error blocks)
+	ErrorCode string          // wire "e", stored "error_code" (error blocks; tool_result error code)
 	ID        string          // wire "id", stored "id" (tool call id, confirm token)
 	Name      string          // wire "n", stored "name" (tool name)
 	OK        bool            // wire "ok", stored "ok" (tool_result only; always written there)

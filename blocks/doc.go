@@ -22,7 +22,8 @@
 //	mermaid      Content                                      mermaid diagram source
 //	load         Tag ("code" or "mermaid")                    placeholder while a fenced block streams
 //	tool_call    ID, Name, Data (arguments)                   the model called a tool
-//	tool_result  ID, Name, OK, Content (summary), Data        a tool's outcome
+//	tool_result  ID, Name, OK, Content, ErrorCode, Data       a tool's outcome: Content is the summary, or the
+//	                                                          error message with ErrorCode the tool error code
 //	confirm      ID (approval token), Name (tool), Content    a card asking the user to approve a call
 //	form         ID (call id), Data (questions)               an ask_user form
 //	component    Tag (component name), Data (props)           a host-registered UI block
