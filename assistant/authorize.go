@@ -17,8 +17,8 @@ type ActionKind string
 const (
 	UseAssistant  ActionKind = "use_assistant"  // start or continue a chat turn
 	UseTool       ActionKind = "use_tool"       // have a tool offered and executed; Action.Tool set
-	ReadThread    ActionKind = "read_thread"    // read a thread; Action.Thread set
-	WriteThread   ActionKind = "write_thread"   // post to, rename or archive a thread; Action.Thread set
+	ReadThread    ActionKind = "read_thread"    // read ANOTHER user's thread; Action.Thread set
+	WriteThread   ActionKind = "write_thread"   // reserved: the Engine lets only the owner write a thread
 	ManageQuota   ActionKind = "manage_quota"   // read or set other users' quotas
 	ManagePrompts ActionKind = "manage_prompts" // edit system prompts
 )
@@ -33,8 +33,11 @@ type Action struct {
 // Authorizer decides whether a user may perform an action. It returns nil to
 // allow and a non-nil error to deny; the error is logged, never shown. The
 // Engine consults it for every gate: using the assistant, each tool offered
-// to the model and each tool call the model makes, and every thread access.
-// Implementations must be safe for concurrent use.
+// to the model and each tool call the model makes, and reading another
+// user's thread. Thread ownership itself is enforced by the Engine: the
+// owner may read and write their threads, nobody else may write them, and
+// ReadThread is asked only for a non-owner, so returning nil for it grants
+// that user read access. Implementations must be safe for concurrent use.
 type Authorizer interface {
 	Authorize(ctx context.Context, u parley.User, a Action) error
 }
@@ -51,16 +54,17 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) 
 //
 //   - UseAssistant: allowed unless Disabled; when Enabled is non-empty the
 //     user needs one of its roles.
-//   - UseTool: when Tools is nil every tool is allowed. Otherwise Tools maps a
-//     role to the tools it grants: a tool name, "category:<name>", or "*".
-//     A tool granted to none of the user's roles is denied.
-//   - ReadThread: the owner, or a user with a Staff role.
+//   - UseTool: Tools maps a role to the tools it grants: a tool name,
+//     "category:<name>", or "*" for every tool. The role key "*" grants to
+//     every user. A tool granted to none of the user's roles is denied; a
+//     nil Tools grants no tool at all.
+//   - ReadThread (another user's thread): a user with a Staff role.
 //   - WriteThread: the owner only.
 //   - ManageQuota, ManagePrompts: a user with a Staff role.
 type RoleAuthorizer struct {
 	Disabled bool                // turn the assistant off for everyone
 	Enabled  []string            // roles that may chat; empty: every user
-	Tools    map[string][]string // role -> granted tools; nil: all tools
+	Tools    map[string][]string // role ("*": every user) -> granted tools; nil: none
 	Staff    []string            // roles that may read others' threads and manage quotas and prompts
 }
 
@@ -98,17 +102,15 @@ func (r RoleAuthorizer) Authorize(_ context.Context, u parley.User, a Action) er
 }
 
 func (r RoleAuthorizer) grants(u parley.User, spec *tools.Spec) bool {
-	if r.Tools == nil {
+	granted := func(grants []string) bool {
+		return slices.ContainsFunc(grants, func(g string) bool {
+			return g == "*" || g == spec.Name || (spec.Category != "" && g == "category:"+spec.Category)
+		})
+	}
+	if granted(r.Tools["*"]) {
 		return true
 	}
-	for _, role := range u.Roles {
-		for _, g := range r.Tools[role] {
-			if g == "*" || g == spec.Name || (spec.Category != "" && g == "category:"+spec.Category) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(u.Roles, func(role string) bool { return granted(r.Tools[role]) })
 }
 
 func hasAny(u parley.User, roles []string) bool {

@@ -44,7 +44,7 @@ type Config struct {
 	// {assistant_name} and {organization} placeholders of Persona and
 	// CustomInstructions.
 	AssistantName      string
-	Organization       string
+	Organization       string            // "": "the host"
 	Persona            string            // "": a neutral default persona
 	CustomInstructions string            // the operator's standing instructions
 	PageInstructions   map[string]string // page key -> instructions; the page string itself never reaches the prompt
@@ -74,6 +74,9 @@ func (c *Config) validate() error {
 	}
 	if c.Store == nil {
 		errs = append(errs, errors.New("Store is required"))
+	}
+	if set, ok := c.Tools.(*tools.Set); ok && set == nil {
+		errs = append(errs, errors.New("Tools is a nil *tools.Set (was an error from tools.NewSet dropped?)"))
 	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
 		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {

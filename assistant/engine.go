@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley"
@@ -18,7 +19,8 @@ import (
 // every cross-cutting policy: authorization, tool gating, persistence and
 // error sanitizing. Build it once with New; it is safe for concurrent use.
 type Engine struct {
-	cfg Config
+	cfg     Config
+	running runningTurns
 }
 
 // New validates cfg, applies defaults and returns an Engine.
@@ -29,6 +31,11 @@ func New(cfg Config) (*Engine, error) {
 	cfg.setDefaults()
 	return &Engine{cfg: cfg}, nil
 }
+
+// Wait blocks until every turn started so far has finished and persisted,
+// including turns whose consumer detached, or until ctx ends. Call it on
+// shutdown after the HTTP server has stopped taking requests.
+func (e *Engine) Wait(ctx context.Context) error { return e.running.wait(ctx) }
 
 // Request is one user message to the assistant.
 type Request struct {
@@ -50,7 +57,12 @@ type Request struct {
 // work done before the turn starts (authorization, thread lookup, the first
 // write).
 func (e *Engine) Stream(ctx context.Context, u parley.User, req Request) iter.Seq[blocks.Block] {
+	var used atomic.Bool
 	return func(yield func(blocks.Block) bool) {
+		if used.Swap(true) { // a second range would start a second turn
+			yield(e.errorBlock(wrap(CodeInvalidRequest, "stream", errors.New("the sequence returned by Stream is single-use"))))
+			return
+		}
 		t, err := e.begin(ctx, u, req)
 		if err != nil {
 			yield(e.errorBlock(err))
@@ -173,8 +185,10 @@ func (e *Engine) Tools(ctx context.Context, u parley.User, page string) ([]tools
 	return specs, nil
 }
 
-// thread loads a thread and checks u may perform kind on it. Both a missing
-// thread and a refused one are CodeNotFound.
+// thread loads a thread and checks u may perform kind on it. The owner may
+// read and write it; nobody else may ever write it; another user may read it
+// only if the Authorizer allows ReadThread. Both a missing thread and a
+// refused one are CodeNotFound, so existence never leaks.
 func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind ActionKind) (store.Thread, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return store.Thread{}, err
@@ -189,8 +203,13 @@ func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind Acti
 	if t.ArchivedAt != nil && kind == WriteThread {
 		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
 	}
-	if err := e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: kind, Thread: &t}); err != nil {
-		return store.Thread{}, wrap(CodeNotFound, "resolve thread", err)
+	if t.OwnerID != u.ID {
+		if kind != ReadThread {
+			return store.Thread{}, wrap(CodeNotFound, "resolve thread", errors.New("not the owner"))
+		}
+		if err := e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: ReadThread, Thread: &t}); err != nil {
+			return store.Thread{}, wrap(CodeNotFound, "resolve thread", err)
+		}
 	}
 	return t, nil
 }

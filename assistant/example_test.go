@@ -42,7 +42,7 @@ func Example() {
 	)
 	eng, err := assistant.New(assistant.Config{
 		Provider:   model,
-		Authorizer: assistant.RoleAuthorizer{},
+		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"get_weather"}}},
 		Store:      memstore.New(),
 		Tools:      reg,
 	})
@@ -112,7 +112,7 @@ func ExampleEngine_quickstart() {
 	}
 	eng, err := assistant.New(assistant.Config{
 		Provider:   openai.New(openai.Config{BaseURL: url, APIKey: key, Model: "gpt-4o-mini"}),
-		Authorizer: assistant.RoleAuthorizer{Staff: []string{"staff"}},
+		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"get_time"}}, Staff: []string{"staff"}},
 		Store:      memstore.New(),
 		Tools:      reg,
 	})

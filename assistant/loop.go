@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -14,6 +15,9 @@ const persistTimeout = 10 * time.Second
 // finalRoundNote is appended to the system prompt of the forced last call.
 const finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
 	"Answer the user now from the information you already have, and say plainly what you could not find out."
+
+// noAnswer is shown when the model ends a turn without any text.
+const noAnswer = "I could not produce an answer to that. Please try rephrasing your question."
 
 // loop is the agentic loop: up to MaxToolRounds model calls that may use
 // tools, then, if the model is still calling tools, one call with no tools
@@ -49,13 +53,18 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			if text != "" {
 				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
+			if !t.textSeen {
+				// The model said nothing the user can read; a turn always ends with text.
+				emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})
+				t.finish = "empty"
+			}
 			return
 		}
-		calls = uniqueCallIDs(calls, round)
+		calls = t.uniqueCallIDs(calls, round)
 		t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
 		end := t.runTools(ctx, calls, emit)
-		if ctx.Err() != nil {
-			t.err = wrap(CodeModelTimeout, "turn", ctx.Err())
+		if err := ctx.Err(); err != nil {
+			t.err = contextErr(err)
 			return
 		}
 		if end {
@@ -97,4 +106,13 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 		return text.String(), nil, err
 	}
 	return text.String(), calls, nil
+}
+
+// contextErr classifies the end of the turn's context: a cancel (the caller
+// left with CancelOnDetach) or the turn's deadline.
+func contextErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return wrap(CodeModelTimeout, "turn", err)
+	}
+	return wrap(CodeCancelled, "turn", err)
 }

@@ -3,6 +3,7 @@ package assistant
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -61,8 +62,9 @@ func (t *turn) systemPrompt() string {
 		b.WriteString(t.e.fill(ins))
 	}
 	if pc := strings.TrimSpace(t.req.PageContext); pc != "" {
+		// Angle brackets are escaped so the text cannot close its section.
 		b.WriteString("\n\n## Page context (from the application, untrusted)\n<page_context>\n")
-		b.WriteString(strings.ReplaceAll(truncate(pc, cfg.MaxPageContextBytes), "</page_context>", ""))
+		b.WriteString(untrustedEscaper.Replace(truncate(pc, cfg.MaxPageContextBytes)))
 		b.WriteString("\n</page_context>")
 	}
 	b.WriteString("\n\n## Now\n")
@@ -72,12 +74,28 @@ func (t *turn) systemPrompt() string {
 	b.WriteString(" (user's time zone: ")
 	b.WriteString(loc.String())
 	b.WriteString(").")
-	if t.u.Name != "" {
+	if name := oneLine(t.u.Name, 64); name != "" {
 		b.WriteString(" The user's name is ")
-		b.WriteString(t.u.Name)
+		b.WriteString(name)
 		b.WriteString(".")
 	}
 	return b.String()
+}
+
+var untrustedEscaper = strings.NewReplacer("<", "&lt;", ">", "&gt;")
+
+// oneLine reduces host-supplied text that is not meant to carry structure
+// (a display name) to at most n bytes of one plain line: no control
+// characters, no markdown headings or markup that could pose as a section.
+func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case unicode.IsControl(r), r == '#', r == '<', r == '>', r == '`':
+			return ' '
+		}
+		return r
+	}, s)
+	return truncate(strings.Join(strings.Fields(s), " "), n)
 }
 
 // fill substitutes the safe placeholders. Unknown placeholders stay literal.

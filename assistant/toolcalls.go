@@ -65,15 +65,18 @@ func (t *turn) toolDefs() []providers.ToolDef {
 	return defs
 }
 
-// uniqueCallIDs gives every call of a round a distinct, non-empty id: some
-// OpenAI-compatible servers send none or repeat them.
-func uniqueCallIDs(calls []providers.ToolCall, round int) []providers.ToolCall {
-	seen := make(map[string]bool, len(calls))
+// uniqueCallIDs gives every call of the turn a distinct, non-empty id: some
+// OpenAI-compatible servers send none, or number calls per response so ids
+// repeat across rounds, and clients match results to calls by id.
+func (t *turn) uniqueCallIDs(calls []providers.ToolCall, round int) []providers.ToolCall {
+	if t.callIDs == nil {
+		t.callIDs = make(map[string]bool)
+	}
 	for i := range calls {
-		if calls[i].ID == "" || seen[calls[i].ID] {
+		if calls[i].ID == "" || t.callIDs[calls[i].ID] {
 			calls[i].ID = fmt.Sprintf("call_r%d_%d", round, i)
 		}
-		seen[calls[i].ID] = true
+		t.callIDs[calls[i].ID] = true
 	}
 	return calls
 }
@@ -134,24 +137,20 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 func (t *turn) precheck(ctx context.Context, c providers.ToolCall) (offeredTool, *tools.Result) {
 	i := slices.IndexFunc(t.offered, func(o offeredTool) bool { return o.spec.Name == c.Name })
 	if i < 0 {
-		if t.e.cfg.Tools != nil {
-			if _, exists := t.e.cfg.Tools.Lookup(c.Name); exists {
-				r := refusal(tools.CodeNotAuthorized, fmt.Sprintf("You may not use the tool %q for this user.", c.Name),
-					"Tell the user this is not something you can do for them.")
-				return offeredTool{}, &r
-			}
-		}
+		// A tool this user may not use answers exactly like one that does
+		// not exist, so refusals do not reveal hidden tools.
 		r := refusal(tools.CodeUnknownTool, fmt.Sprintf("There is no tool named %q.", c.Name),
 			"Use one of: "+t.toolNames()+".")
 		r.Error.Blocked = false
-		r.Error.Retryable = true
+		r.Error.Retryable = len(t.offered) > 0
 		return offeredTool{}, &r
 	}
 	o := t.offered[i]
 	// Authorize again at execution: the offered set was computed at the start
 	// of the turn, and the decision must hold for the call itself.
 	if err := t.e.cfg.Authorizer.Authorize(ctx, t.u, Action{Kind: UseTool, Tool: &o.spec}); err != nil {
-		r := refusal(tools.CodeNotAuthorized, fmt.Sprintf("You may not use the tool %q for this user.", c.Name), "")
+		r := refusal(tools.CodeNotAuthorized, fmt.Sprintf("You may no longer use the tool %q for this user.", c.Name),
+			"Tell the user this is not something you can do for them.")
 		return offeredTool{}, &r
 	}
 	if o.spec.NeedsApproval() {

@@ -36,7 +36,8 @@ type turn struct {
 	usage    providers.Usage
 	finish   string
 	err      error // why the turn failed, if it did
-	textSeen bool
+	textSeen bool  // the model has streamed text this turn
+	callIDs  map[string]bool
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
@@ -54,7 +55,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	case !utf8.ValidString(req.Message):
 		return nil, wrap(CodeInvalidRequest, "validate", errors.New("message is not valid UTF-8"))
 	}
-	t := &turn{e: e, u: u, req: req}
+	// Computed before any write: it consults the host's Registry and
+	// Authorizer, and a failure there must leave nothing behind.
+	t := &turn{e: e, u: u, req: req, offered: e.offeredTools(ctx, u, req.Page)}
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
 		if err != nil {
@@ -65,6 +68,12 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			return nil, e.storeErr("load history", err)
 		}
 		t.thread, t.history = th, replay(prior)
+		if th.CancelRequestedAt != nil {
+			// A cancel aimed at an earlier turn must not stop this one.
+			if err := e.cfg.Store.ClearCancel(ctx, th.ID); err != nil {
+				return nil, e.storeErr("clear cancel", err)
+			}
+		}
 	} else {
 		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(req.Message)}
 		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
@@ -74,17 +83,25 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete, Content: req.Message}
 	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
 	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
+		if req.ThreadID == "" { // do not leave an empty thread behind
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+			defer cancel()
+			if derr := e.cfg.Store.DeleteThread(dctx, t.thread.ID); derr != nil {
+				e.cfg.Logger.Error("assistant: remove empty thread", "thread", t.thread.ID, "err", derr)
+			}
+		}
 		return nil, e.storeErr("persist turn", err)
 	}
-	t.offered = e.offeredTools(ctx, u, req.Page)
+	e.running.add()
 	return t, nil
 }
 
 // run drives the turn and relays its blocks to yield. The turn runs as a
 // coroutine (iter.Pull), so a block reaches the consumer by a direct
-// hand-off, not a scheduler wake-up. If the consumer stops early, the rest of
-// the turn runs in its own goroutine: stop resumes the coroutine with every
-// later emit discarded until the turn has finished and persisted.
+// hand-off, not a scheduler wake-up. If the consumer stops early — or panics
+// — the rest of the turn runs in its own goroutine: stop resumes the
+// coroutine with every later emit discarded until the turn has finished and
+// persisted.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
 	unlink := func() bool { return false }
@@ -92,24 +109,32 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 		unlink = context.AfterFunc(ctx, cancel)
 	}
 	next, stop := iter.Pull(func(emit func(blocks.Block) bool) {
+		defer t.e.running.done()
 		defer cancel()
 		t.work(wctx, func(b blocks.Block) { emit(b) })
 	})
-	for {
-		b, ok := next()
-		if !ok {
+	finished := false
+	defer func() {
+		if finished {
 			stop()
 			unlink()
 			return
 		}
+		if t.e.cfg.CancelOnDetach {
+			cancel()
+		}
+		go func() {
+			defer unlink()
+			stop()
+		}()
+	}()
+	for {
+		b, ok := next()
+		if !ok {
+			finished = true
+			return
+		}
 		if !yield(b) {
-			if t.e.cfg.CancelOnDetach {
-				cancel()
-			}
-			go func() {
-				defer unlink()
-				stop()
-			}()
 			return
 		}
 	}
@@ -168,11 +193,12 @@ func (t *turn) persist(ctx context.Context) {
 	m.Blocks = t.stored
 	m.InputTokens, m.OutputTokens = t.usage.InputTokens, t.usage.OutputTokens
 	m.Status = store.StatusComplete
-	switch {
-	case errors.Is(t.err, ErrCancelled):
-		m.Status = store.StatusCancelled
-	case t.err != nil:
+	if t.err != nil {
+		// The stored transcript ends with the same error block that streamed.
 		m.Status = store.StatusFailed
+		if errors.Is(t.err, ErrCancelled) {
+			m.Status = store.StatusCancelled
+		}
 		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.err))
 	}
 	if len(t.msgs) > 0 {

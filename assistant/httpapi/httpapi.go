@@ -58,6 +58,22 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
 	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.authed(h.archiveThread))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
+	// The mux's own 404 and 405 answers are plain text; these keep every
+	// error in the JSON shape. A method-less pattern loses to the routes above.
+	for path, allow := range map[string]string{
+		"/api/chat/stream":       "POST",
+		"/api/chat/threads":      "GET",
+		"/api/chat/threads/{id}": "GET, DELETE",
+		"/api/chat/tools":        "GET",
+	} {
+		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			h.writeErrorStatus(w, http.StatusMethodNotAllowed, "method_not_allowed", "This method is not allowed here.")
+		})
+	}
+	h.mux.HandleFunc("/api/chat/", func(w http.ResponseWriter, r *http.Request) {
+		h.writeErrorStatus(w, http.StatusNotFound, "not_found", "There is nothing here.")
+	})
 	return h
 }
 
@@ -115,10 +131,14 @@ type errorBody struct {
 }
 
 func (h *Handler) writeError(w http.ResponseWriter, code assistant.ErrorCode) {
+	h.writeErrorStatus(w, StatusOf(code), code, assistant.SafeMessage(code))
+}
+
+func (h *Handler) writeErrorStatus(w http.ResponseWriter, status int, code assistant.ErrorCode, msg string) {
 	var body errorBody
 	body.Error.Code = code
-	body.Error.Message = assistant.SafeMessage(code)
-	h.writeJSON(w, StatusOf(code), body)
+	body.Error.Message = msg
+	h.writeJSON(w, status, body)
 }
 
 // fail logs err and answers with its code only.

@@ -805,17 +805,29 @@ func TestDisabledAssistantIs403(t *testing.T) {
 	h.assertNothingPersisted()
 }
 
-func TestUnknownRoutesAndMethods(t *testing.T) {
+func TestUnknownRoutesAndMethodsAnswerInTheJSONErrorShape(t *testing.T) {
 	h := newHarness(t, fake.New())
-	resp := h.do("GET", "/api/chat/stream", "alice", "")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusMethodNotAllowed {
-		t.Errorf("GET /api/chat/stream: %d, want 405", resp.StatusCode)
-	}
-	resp = h.do("GET", "/api/chat/nope", "alice", "")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNotFound {
-		t.Errorf("GET /api/chat/nope: %d, want 404", resp.StatusCode)
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		code, allow  string
+	}{
+		{"GET", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
+		{"PUT", "/api/chat/threads/x", http.StatusMethodNotAllowed, "method_not_allowed", "GET, DELETE"},
+		{"POST", "/api/chat/tools", http.StatusMethodNotAllowed, "method_not_allowed", "GET"},
+		{"GET", "/api/chat/nope", http.StatusNotFound, "not_found", ""},
+	} {
+		resp := h.do(tc.method, tc.path, "alice", "")
+		var body struct {
+			Error struct{ Code, Message string }
+		}
+		err := json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.status || err != nil || body.Error.Code != tc.code || body.Error.Message == "" ||
+			resp.Header.Get("Content-Type") != "application/json" || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d %q Allow=%q body=%+v (%v), want %d %s Allow=%q in the JSON error shape",
+				tc.method, tc.path, resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), body, err, tc.status, tc.code, tc.allow)
+		}
 	}
 }
 
@@ -990,9 +1002,9 @@ func TestToolNotAllowedForUserIsRefused(t *testing.T) {
 	h := newHarness(t, model)
 	bs, _ := h.stream("alice", httpapi.StreamRequest{Message: "report please"})
 	results := ofKind(bs, blocks.ToolResult)
-	if len(results) != 2 || results[0].OK || results[0].ErrorCode != string(tools.CodeNotAuthorized) ||
+	if len(results) != 2 || results[0].OK || results[0].ErrorCode != string(tools.CodeUnknownTool) ||
 		results[1].OK || results[1].ErrorCode != string(tools.CodeNeedsApproval) {
-		t.Errorf("results %+v, want NOT_AUTHORIZED and NEEDS_APPROVAL refusals", results)
+		t.Errorf("results %+v, want UNKNOWN_TOOL (hidden tools look absent) and NEEDS_APPROVAL refusals", results)
 	}
 	for _, d := range model.Requests()[0].Tools {
 		if d.Name == "staff_report" {

@@ -54,6 +54,7 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	eng := h.engine
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -66,7 +67,10 @@ func run(log *slog.Logger) error {
 	case <-ctx.Done():
 		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		return srv.Shutdown(shutdown)
+		if err := srv.Shutdown(shutdown); err != nil {
+			return err
+		}
+		return eng.Wait(shutdown) // turns whose clients left still persist
 	}
 }
 
@@ -106,8 +110,14 @@ func authenticate(r *http.Request) (parley.User, error) {
 	return u, nil
 }
 
+// app is the example's HTTP handler and the Engine behind it.
+type app struct {
+	http.Handler
+	engine *assistant.Engine
+}
+
 // newHandler wires the notes app, the Engine and the HTTP API.
-func newHandler(s settings, log *slog.Logger) (http.Handler, error) {
+func newHandler(s settings, log *slog.Logger) (*app, error) {
 	reg, err := demoTools(newNotes())
 	if err != nil {
 		return nil, err
@@ -144,5 +154,5 @@ func newHandler(s settings, log *slog.Logger) (http.Handler, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return mux, nil
+	return &app{Handler: mux, engine: eng}, nil
 }

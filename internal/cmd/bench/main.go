@@ -309,7 +309,7 @@ func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
 	}
 	tp := &timedProvider{Provider: openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
 	eng, err := assistant.New(assistant.Config{
-		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{},
+		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
 	})
 	if err != nil {
 		log.Fatal(err)
