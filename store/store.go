@@ -28,6 +28,7 @@ var (
 type Store interface {
 	Threads
 	Messages
+	Audit
 }
 
 // Thread is one conversation, owned by one user.
@@ -111,8 +112,23 @@ type Message struct {
 	ModelMessages json.RawMessage
 	InputTokens   int64
 	OutputTokens  int64
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
+	// Guard is what the input guard decided about a user message; it is
+	// written with the message by AppendTurn and never changes.
+	Guard     GuardVerdict
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// GuardVerdict records the input guard's decision on a user message, as
+// plain strings so the store does not depend on the guard package.
+type GuardVerdict struct {
+	Action     string   // allow, flag, warn, redact, block; "" when not checked
+	Severity   string   // none, low, medium, high, critical; "" when not checked
+	Categories []string // what was found, sorted; never the matched text
+	// ExcludeFromHistory keeps the message, and the reply to it, out of the
+	// conversation replayed to the model in later turns (an injection
+	// attempt of medium severity or more).
+	ExcludeFromHistory bool
 }
 
 // Messages persists the turns of threads.
@@ -135,4 +151,34 @@ type Messages interface {
 	// ListMessages returns the thread's messages in Seq order. An unknown
 	// thread returns ErrNotFound.
 	ListMessages(ctx context.Context, threadID string) ([]Message, error)
+}
+
+// AuditEvent is one security-relevant fact: a guard finding, a tool call, a
+// staff read of another user's thread. Data never holds secrets or raw tool
+// arguments.
+type AuditEvent struct {
+	ID        string
+	Kind      string          // dotted, e.g. "guard.input", "tool.call"
+	ActorID   string          // the user who acted
+	ThreadID  string          // the thread concerned; may be empty
+	Data      json.RawMessage // kind-specific JSON object; may be nil
+	CreatedAt time.Time
+}
+
+// AuditFilter selects audit events. Empty fields match everything.
+type AuditFilter struct {
+	Kind     string
+	ActorID  string
+	ThreadID string
+	Limit    int // <= 0: 100
+}
+
+// Audit persists audit events. Events outlive the threads they mention.
+type Audit interface {
+	// AppendAudit inserts e. An empty ID is filled with a new UUID and a zero
+	// CreatedAt is set to now. Kind and ActorID are required (ErrInvalid); a
+	// taken ID returns ErrConflict.
+	AppendAudit(ctx context.Context, e *AuditEvent) error
+	// ListAudit returns the events matching f, newest first.
+	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEvent, error)
 }

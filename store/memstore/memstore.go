@@ -21,7 +21,9 @@ var _ store.Store = (*Store)(nil)
 type Store struct {
 	mu       sync.RWMutex
 	threads  map[string]*thread
-	messages map[string]msgRef // message id -> where it lives
+	messages map[string]msgRef  // message id -> where it lives
+	audit    []store.AuditEvent // in insertion order
+	auditIDs map[string]bool
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:
@@ -41,6 +43,7 @@ func New() *Store {
 	return &Store{
 		threads:  make(map[string]*thread),
 		messages: make(map[string]msgRef),
+		auditIDs: make(map[string]bool),
 	}
 }
 
@@ -330,6 +333,7 @@ func cloneTime(p *time.Time) *time.Time {
 func cloneMessage(m store.Message) store.Message {
 	m.Blocks = cloneBlocks(m.Blocks)
 	m.ModelMessages = bytes.Clone(m.ModelMessages)
+	m.Guard.Categories = slices.Clone(m.Guard.Categories)
 	return m
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -169,6 +170,12 @@ func diffMessage(got, want store.Message) string {
 	}
 	field("InputTokens", got.InputTokens, want.InputTokens)
 	field("OutputTokens", got.OutputTokens, want.OutputTokens)
+	field("Guard.Action", got.Guard.Action, want.Guard.Action)
+	field("Guard.Severity", got.Guard.Severity, want.Guard.Severity)
+	field("Guard.ExcludeFromHistory", got.Guard.ExcludeFromHistory, want.Guard.ExcludeFromHistory)
+	if strings.Join(got.Guard.Categories, ",") != strings.Join(want.Guard.Categories, ",") {
+		d = append(d, fmt.Sprintf("Guard.Categories = %q, want %q", got.Guard.Categories, want.Guard.Categories))
+	}
 	d = appendTimeDiff(d, "CreatedAt", got.CreatedAt, want.CreatedAt)
 	d = appendTimeDiff(d, "UpdatedAt", got.UpdatedAt, want.UpdatedAt)
 	return strings.Join(d, "; ")
@@ -294,5 +301,6 @@ func cloneMessage(m store.Message) store.Message {
 		m.Blocks = bs
 	}
 	m.ModelMessages = bytes.Clone(m.ModelMessages)
+	m.Guard.Categories = slices.Clone(m.Guard.Categories)
 	return m
 }

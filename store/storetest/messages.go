@@ -32,6 +32,7 @@ func testAppendRoundTrip(t *testing.T, s store.Store) {
 	user := store.Message{
 		ID: uuid.NewString(), ThreadID: th.ID, Role: store.RoleUser, Status: store.StatusComplete,
 		Content: "What VMs do I have?", CreatedAt: at(1), UpdatedAt: at(1),
+		Guard: store.GuardVerdict{Action: "redact", Severity: "high", Categories: []string{"iban", "injection.override"}, ExcludeFromHistory: true},
 	}
 	asst := store.Message{
 		ID: uuid.NewString(), ThreadID: th.ID, Role: store.RoleAssistant, Status: store.StatusComplete,

@@ -26,6 +26,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Strings", stringCases},
 		{"Context", contextCases},
 		{"Concurrency", concurrencyCases},
+		{"Audit", auditCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
