@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
@@ -83,6 +84,11 @@ func (e *Engine) errorBlock(err error) blocks.Block {
 	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: SafeMessage(code)}
 }
 
+// Audit event kinds the Engine writes.
+const (
+	AuditThreadRead = "thread.read_by_other" // a user read another user's thread; Data {"owner"}
+)
+
 // Reply is a whole turn, for callers that do not stream.
 type Reply struct {
 	ThreadID      string
@@ -156,6 +162,14 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string) (store.Th
 	msgs, err := e.cfg.Store.ListMessages(ctx, id)
 	if err != nil {
 		return store.Thread{}, nil, e.storeErr("list messages", err)
+	}
+	if t.OwnerID != u.ID {
+		// Reading another user's conversation is always on the record.
+		data, _ := json.Marshal(map[string]string{"owner": t.OwnerID})
+		ev := store.AuditEvent{Kind: AuditThreadRead, ActorID: u.ID, ThreadID: id, Data: data}
+		if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
+			return store.Thread{}, nil, wrap(CodeInternal, "audit thread read", err)
+		}
 	}
 	return t, msgs, nil
 }
