@@ -18,8 +18,9 @@ import (
 )
 
 // classify turns a client error into a *providers.Error. The server's own
-// text stays in Err.
-func classify(ctx context.Context, err error) *providers.Error {
+// text stays in Err. resp, when the server answered, decides the category
+// of an error status whose body openai-go could not decode.
+func classify(ctx context.Context, err error, resp *http.Response) *providers.Error {
 	// The context wins: a canceled call surfaces as whatever the body read
 	// happened to return.
 	if cerr := ctx.Err(); cerr != nil {
@@ -39,6 +40,10 @@ func classify(ctx context.Context, err error) *providers.Error {
 			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
 		}
 		return e
+	}
+	if resp != nil && resp.StatusCode >= 400 {
+		return &providers.Error{Category: providers.CategoryForStatus(resp.StatusCode), StatusCode: resp.StatusCode,
+			RetryAfter: retryAfter(resp.Header, time.Now()), Err: err}
 	}
 	if _, ok := errors.AsType[*ssestream.StreamError](err); ok {
 		// An error event inside an accepted stream: the server failed mid-way.

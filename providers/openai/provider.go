@@ -107,7 +107,11 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			yield(providers.Event{}, &providers.Error{Category: providers.CategoryBadRequest, Err: err})
 			return
 		}
-		stream := p.svc.NewStreaming(ctx, params)
+		// The raw response lets an error status be classified even when its
+		// body is not the error object openai-go expects (some gateways send
+		// {"error": "text"}), in which case the SDK reports a decode error.
+		var resp *http.Response
+		stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
 		// Closing the body is what releases the connection when the
 		// consumer stops early or the stream fails.
 		defer stream.Close()
@@ -122,7 +126,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			if st.usage != nil && !yield(providers.Event{Kind: providers.UsageEvent, Usage: *st.usage}, nil) {
 				return
 			}
-			yield(providers.Event{}, classify(ctx, err))
+			yield(providers.Event{}, classify(ctx, err, resp))
 			return
 		}
 		st.finish(yield)

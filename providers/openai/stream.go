@@ -45,7 +45,9 @@ func (st *streamState) chunk(c oai.ChatCompletionChunk, yield func(providers.Eve
 		}
 	}
 	for _, ch := range c.Choices {
-		if ch.Index != 0 { // Parley never asks for n > 1
+		// Parley never asks for n > 1, and nothing may follow the finish
+		// reason: tool calls were already emitted then.
+		if ch.Index != 0 || st.finished {
 			continue
 		}
 		d := ch.Delta
