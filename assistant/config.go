@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
@@ -49,6 +51,18 @@ type Config struct {
 	CustomInstructions string            // the operator's standing instructions
 	PageInstructions   map[string]string // page key -> instructions; the page string itself never reaches the prompt
 
+	// Quota. Each is optional; nil or zero disables it.
+	Ledger      quota.Ledger      // per-user token budgets: a turn reserves an estimate first
+	SpendLedger quota.SpendLedger // rolling-window spend on this Engine's model connection
+	SpendCap    quota.SpendCap    // the cap SpendLedger enforces per user on Connection
+	Connection  string            // the model connection's name in spend keys ("": "default")
+	RateLimiter quota.RateLimiter // counts tool calls per user against ToolRate
+	ToolRate    quota.Rate        // e.g. 30 calls per minute per user
+	// QuotaMessage words the refusal shown when a token budget is exhausted;
+	// nil: an English sentence naming the period and when it resets, in the
+	// user's time zone. Return text safe to show.
+	QuotaMessage func(u parley.User, e *quota.ExceededError) string
+
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now
 }
@@ -74,6 +88,12 @@ func (c *Config) validate() error {
 	}
 	if c.Store == nil {
 		errs = append(errs, errors.New("Store is required"))
+	}
+	if c.ToolRate.Enabled() && c.RateLimiter == nil {
+		errs = append(errs, errors.New("ToolRate needs a RateLimiter"))
+	}
+	if c.SpendCap.Enabled() && c.SpendLedger == nil {
+		errs = append(errs, errors.New("SpendCap needs a SpendLedger"))
 	}
 	if set, ok := c.Tools.(*tools.Set); ok && set == nil {
 		errs = append(errs, errors.New("Tools is a nil *tools.Set (was an error from tools.NewSet dropped?)"))
@@ -115,5 +135,8 @@ func (c *Config) setDefaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Connection == "" {
+		c.Connection = "default"
 	}
 }

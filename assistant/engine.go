@@ -81,12 +81,21 @@ func (e *Engine) errorBlock(err error) blocks.Block {
 	} else {
 		e.cfg.Logger.Info("assistant: turn refused", "code", string(code), "err", err)
 	}
-	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: SafeMessage(code)}
+	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: userMessage(err)}
+}
+
+// userMessage is what a user may read about err.
+func userMessage(err error) string {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.UserMessage()
+	}
+	return SafeMessage(Code(err))
 }
 
 // Audit event kinds the Engine writes.
 const (
 	AuditThreadRead = "thread.read_by_other" // a user read another user's thread; Data {"owner"}
+	AuditQuotaSet   = "quota.set"            // staff changed a user's limits; Data {"user", "limits"}
 )
 
 // Reply is a whole turn, for callers that do not stream.
@@ -124,7 +133,7 @@ func Collect(seq iter.Seq[blocks.Block]) (Reply, error) {
 			text.WriteString(b.Content)
 		case blocks.Error:
 			r.Text = text.String()
-			return r, &Error{Code: ErrorCode(b.ErrorCode), Op: "stream", Err: errors.New(b.Content)}
+			return r, &Error{Code: ErrorCode(b.ErrorCode), Op: "stream", Err: errors.New(b.Content), Message: b.Content}
 		}
 		r.Blocks = blocks.Absorb(r.Blocks, b)
 	}

@@ -11,16 +11,18 @@ type ErrorCode string
 
 // Error codes.
 const (
-	CodeInvalidRequest   ErrorCode = "invalid_request"   // malformed or empty request
-	CodeTooLarge         ErrorCode = "message_too_large" // message over Config.MaxMessageBytes
-	CodeUnauthenticated  ErrorCode = "unauthenticated"   // no user (set by hosts and httpapi)
-	CodeForbidden        ErrorCode = "forbidden"         // the Authorizer refused
-	CodeNotFound         ErrorCode = "not_found"         // no such thread visible to this user
-	CodeModelBusy        ErrorCode = "model_busy"        // the model provider is rate limiting
-	CodeModelTimeout     ErrorCode = "model_timeout"     // the model did not answer in time
-	CodeModelUnavailable ErrorCode = "model_unavailable" // the model provider failed
-	CodeCancelled        ErrorCode = "cancelled"         // the turn was cancelled
-	CodeInternal         ErrorCode = "internal"          // anything else; details are logged only
+	CodeInvalidRequest   ErrorCode = "invalid_request"    // malformed or empty request
+	CodeTooLarge         ErrorCode = "message_too_large"  // message over Config.MaxMessageBytes
+	CodeUnauthenticated  ErrorCode = "unauthenticated"    // no user (set by hosts and httpapi)
+	CodeForbidden        ErrorCode = "forbidden"          // the Authorizer refused
+	CodeNotFound         ErrorCode = "not_found"          // no such thread visible to this user
+	CodeQuotaExceeded    ErrorCode = "quota_exceeded"     // the user's token budget for a period is used up
+	CodeSpendCapExceeded ErrorCode = "spend_cap_exceeded" // the rolling spend cap on the model connection is reached
+	CodeModelBusy        ErrorCode = "model_busy"         // the model provider is rate limiting
+	CodeModelTimeout     ErrorCode = "model_timeout"      // the model did not answer in time
+	CodeModelUnavailable ErrorCode = "model_unavailable"  // the model provider failed
+	CodeCancelled        ErrorCode = "cancelled"          // the turn was cancelled
+	CodeInternal         ErrorCode = "internal"           // anything else; details are logged only
 )
 
 // Code sentinels: errors.Is(err, ErrNotFound) holds for an *Error with
@@ -31,6 +33,8 @@ var (
 	ErrUnauthenticated  = errors.New("unauthenticated")
 	ErrForbidden        = errors.New("forbidden")
 	ErrNotFound         = errors.New("not found")
+	ErrQuotaExceeded    = errors.New("quota exceeded")
+	ErrSpendCapExceeded = errors.New("spend cap exceeded")
 	ErrModelBusy        = errors.New("model busy")
 	ErrModelTimeout     = errors.New("model timeout")
 	ErrModelUnavailable = errors.New("model unavailable")
@@ -41,7 +45,7 @@ var (
 var codeSentinels = map[ErrorCode]error{
 	CodeInvalidRequest: ErrInvalidRequest, CodeTooLarge: ErrTooLarge,
 	CodeUnauthenticated: ErrUnauthenticated, CodeForbidden: ErrForbidden,
-	CodeNotFound: ErrNotFound, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
+	CodeNotFound: ErrNotFound, CodeQuotaExceeded: ErrQuotaExceeded, CodeSpendCapExceeded: ErrSpendCapExceeded, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
 	CodeModelUnavailable: ErrModelUnavailable, CodeCancelled: ErrCancelled, CodeInternal: ErrInternal,
 }
 
@@ -52,6 +56,8 @@ var safeMessages = map[ErrorCode]string{
 	CodeUnauthenticated:  "Please sign in to use the assistant.",
 	CodeForbidden:        "You are not allowed to do that.",
 	CodeNotFound:         "That conversation does not exist.",
+	CodeQuotaExceeded:    "You have used your assistant allowance for now. Please try again later.",
+	CodeSpendCapExceeded: "The assistant has reached its usage limit for now. Please try again in a few minutes.",
 	CodeModelBusy:        "The assistant is busy right now. Please try again in a moment.",
 	CodeModelTimeout:     "The assistant took too long to answer. Please try again.",
 	CodeModelUnavailable: "The assistant is unavailable right now. Please try again later.",
@@ -73,6 +79,18 @@ type Error struct {
 	Code ErrorCode
 	Op   string // what the Engine was doing, e.g. "resolve thread"
 	Err  error  // the cause; may be nil
+	// Message, when set, is shown instead of SafeMessage(Code). The Engine
+	// sets it only to text built for the user (a quota refusal naming
+	// when the budget resets), never from a cause.
+	Message string
+}
+
+// UserMessage is the text a user may see for e.
+func (e *Error) UserMessage() string {
+	if e.Message != "" {
+		return e.Message
+	}
+	return SafeMessage(e.Code)
 }
 
 func (e *Error) Error() string {

@@ -23,7 +23,7 @@ const noAnswer = "I could not produce an answer to that. Please try rephrasing y
 // tools, then, if the model is still calling tools, one call with no tools
 // that must answer.
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
-	system := t.systemPrompt()
+	system := t.system
 	defs := t.toolDefs()
 	base := append(t.history, providers.Message{Role: providers.User, Content: t.modelInput()})
 	for round := 0; ; round++ {
@@ -79,7 +79,15 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(blocks.Block)) (string, []providers.ToolCall, error) {
 	var text strings.Builder
 	var calls []providers.ToolCall
+	reported := false
 	defer t.parser.Flush(emit)
+	defer func() {
+		// A server that reports no usage is still charged, by estimate, for
+		// any call that produced output.
+		if !reported && (text.Len() > 0 || len(calls) > 0) {
+			t.usage = t.usage.Add(estimatedUsage(req, text.String(), calls))
+		}
+	}()
 	for ev, err := range t.e.cfg.Provider.Stream(ctx, req) {
 		if err != nil {
 			return text.String(), nil, err
@@ -98,6 +106,7 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 			calls = append(calls, ev.ToolCall)
 		case providers.UsageEvent:
 			t.usage = t.usage.Add(ev.Usage)
+			reported = true
 		case providers.FinishEvent:
 			t.finish = string(ev.Finish)
 		}

@@ -153,6 +153,9 @@ func (t *turn) precheck(ctx context.Context, c providers.ToolCall) (offeredTool,
 			"Tell the user this is not something you can do for them.")
 		return offeredTool{}, &r
 	}
+	if r := t.takeToolCall(ctx); r != nil {
+		return offeredTool{}, r
+	}
 	if o.spec.NeedsApproval() {
 		r := refusal(tools.CodeNeedsApproval,
 			fmt.Sprintf("The tool %q changes data and needs the user's approval, which cannot be requested in this conversation.", c.Name),

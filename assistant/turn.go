@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -38,6 +39,8 @@ type turn struct {
 	err      error // why the turn failed, if it did
 	textSeen bool  // the model has streamed text this turn
 	callIDs  map[string]bool
+	system   string      // the system prompt, built once in begin
+	hold     *quota.Hold // the open quota reservation, until settled or released
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
@@ -68,32 +71,48 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			return nil, e.storeErr("load history", err)
 		}
 		t.thread, t.history = th, replay(prior)
-		if th.CancelRequestedAt != nil {
-			// A cancel aimed at an earlier turn must not stop this one.
-			if err := e.cfg.Store.ClearCancel(ctx, th.ID); err != nil {
-				return nil, e.storeErr("clear cancel", err)
-			}
+	}
+	t.system = t.systemPrompt()
+	if err := t.reserve(ctx); err != nil {
+		return nil, err
+	}
+	// From here a failure releases the hold and removes what was written.
+	fail := func(err error) (*turn, error) {
+		t.release(context.WithoutCancel(ctx))
+		if req.ThreadID == "" && t.thread.ID != "" {
+			t.discardThread(ctx)
 		}
-	} else {
+		return nil, err
+	}
+	if req.ThreadID == "" {
 		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(req.Message)}
 		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
-			return nil, wrap(CodeInternal, "create thread", err)
+			t.thread.ID = ""
+			return fail(wrap(CodeInternal, "create thread", err))
+		}
+	} else if t.thread.CancelRequestedAt != nil {
+		// A cancel aimed at an earlier turn must not stop this one.
+		if err := e.cfg.Store.ClearCancel(ctx, t.thread.ID); err != nil {
+			return fail(e.storeErr("clear cancel", err))
 		}
 	}
 	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete, Content: req.Message}
 	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
 	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
-		if req.ThreadID == "" { // do not leave an empty thread behind
-			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
-			defer cancel()
-			if derr := e.cfg.Store.DeleteThread(dctx, t.thread.ID); derr != nil {
-				e.cfg.Logger.Error("assistant: remove empty thread", "thread", t.thread.ID, "err", derr)
-			}
-		}
-		return nil, e.storeErr("persist turn", err)
+		return fail(e.storeErr("persist turn", err))
 	}
 	e.running.add()
 	return t, nil
+}
+
+// discardThread deletes the thread begin created for a turn that was then
+// refused, so no empty thread is left behind.
+func (t *turn) discardThread(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+	defer cancel()
+	if err := t.e.cfg.Store.DeleteThread(ctx, t.thread.ID); err != nil {
+		t.e.cfg.Logger.Error("assistant: remove empty thread", "thread", t.thread.ID, "err", err)
+	}
 }
 
 // run drives the turn and relays its blocks to yield. The turn runs as a
@@ -188,6 +207,7 @@ func (t *turn) absorbProse() {
 func (t *turn) persist(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
+	t.settle(ctx)
 	m := &t.reply
 	t.absorbProse()
 	m.Blocks = t.stored
@@ -219,8 +239,7 @@ func (t *turn) persist(ctx context.Context) {
 
 // errorBlockQuiet is errorBlock without logging, for the stored copy.
 func (e *Engine) errorBlockQuiet(err error) blocks.Block {
-	code := Code(err)
-	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: SafeMessage(code)}
+	return blocks.Block{Kind: blocks.Error, ErrorCode: string(Code(err)), Content: userMessage(err)}
 }
 
 // providerErr classifies a provider failure; its text stays in the cause.

@@ -10,6 +10,12 @@
 //	GET    /api/chat/threads/{id}   -> {"thread": {...}, "messages": [...]}, blocks in stored form
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread
 //	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=
+//	GET    /api/chat/quota          -> {"user_id", "daily", "weekly", "monthly"}: per period
+//	                                used, held, limit (-1 unlimited), start, resets_at
+//	GET    /api/chat/quota/{user}   -> the same for another user (ManageQuota)
+//	PUT    /api/chat/quota/{user}   {"daily"?: n|null, "weekly"?: n|null, "monthly"?: n|null}
+//	                                -> the new usage; n sets an override (-1 unlimited), null
+//	                                restores the system default, an absent key is unchanged
 //
 // # Errors
 //

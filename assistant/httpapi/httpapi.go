@@ -12,6 +12,7 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 //	GET    /api/chat/threads/{id}   a thread and its transcript, in stored block form
 //	DELETE /api/chat/threads/{id}   archive a thread
 //	GET    /api/chat/tools          the tools this user may use (?page)
+//	GET    /api/chat/quota          the user's token usage and limits per period
+//	GET    /api/chat/quota/{user}   another user's (ManageQuota)
+//	PUT    /api/chat/quota/{user}   set limit overrides (ManageQuota)
 type Handler struct {
 	eng *assistant.Engine
 	cfg Config
@@ -58,13 +62,18 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
 	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.authed(h.archiveThread))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
+	h.mux.HandleFunc("GET /api/chat/quota", h.authed(h.getUsage))
+	h.mux.HandleFunc("GET /api/chat/quota/{user_id}", h.authed(h.getUsage))
+	h.mux.HandleFunc("PUT /api/chat/quota/{user_id}", h.authed(h.setLimits))
 	// The mux's own 404 and 405 answers are plain text; these keep every
 	// error in the JSON shape. A method-less pattern loses to the routes above.
 	for path, allow := range map[string]string{
-		"/api/chat/stream":       "POST",
-		"/api/chat/threads":      "GET",
-		"/api/chat/threads/{id}": "GET, DELETE",
-		"/api/chat/tools":        "GET",
+		"/api/chat/stream":          "POST",
+		"/api/chat/threads":         "GET",
+		"/api/chat/threads/{id}":    "GET, DELETE",
+		"/api/chat/tools":           "GET",
+		"/api/chat/quota":           "GET",
+		"/api/chat/quota/{user_id}": "GET, PUT",
 	} {
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
@@ -110,6 +119,8 @@ func StatusOf(code assistant.ErrorCode) int {
 		return http.StatusForbidden
 	case assistant.CodeNotFound:
 		return http.StatusNotFound
+	case assistant.CodeQuotaExceeded, assistant.CodeSpendCapExceeded:
+		return http.StatusTooManyRequests
 	case assistant.CodeCancelled:
 		return http.StatusConflict
 	case assistant.CodeModelBusy:
@@ -183,7 +194,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 			// A stream that fails before its first meta block was refused:
 			// answer with a status, not a 200 stream.
 			if b.Kind == blocks.Error {
-				h.writeError(w, assistant.ErrorCode(b.ErrorCode))
+				// The block's text is the Engine's safe message, which may be
+				// specific (a quota refusal names when it resets).
+				code := assistant.ErrorCode(b.ErrorCode)
+				h.writeErrorStatus(w, StatusOf(code), code, b.Content)
 				return
 			}
 			started = true
@@ -331,4 +345,67 @@ func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.Use
 		out[i] = toolJSON{Name: s.Name, Description: s.Description, Category: s.Category, Effect: string(eff), NeedsApproval: s.NeedsApproval()}
 	}
 	h.writeJSON(w, http.StatusOK, map[string]any{"tools": out})
+}
+
+// usageJSON is a user's usage as the API shows it.
+type usageJSON struct {
+	UserID  string            `json:"user_id"`
+	Daily   quota.PeriodUsage `json:"daily"`
+	Weekly  quota.PeriodUsage `json:"weekly"`
+	Monthly quota.PeriodUsage `json:"monthly"`
+}
+
+func toUsageJSON(us quota.Usage) usageJSON {
+	return usageJSON{UserID: us.UserID, Daily: us.Daily, Weekly: us.Weekly, Monthly: us.Monthly}
+}
+
+func (h *Handler) getUsage(w http.ResponseWriter, r *http.Request, u parley.User) {
+	id := r.PathValue("user_id")
+	if id == "" {
+		id = u.ID
+	}
+	us, err := h.eng.Usage(r.Context(), u, id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, toUsageJSON(us))
+}
+
+// setLimits takes {"daily": n, "weekly": n, "monthly": n}: each key optional
+// (absent leaves the period as it is), a number sets the override (-1 is
+// unlimited), null restores the system default.
+func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, u parley.User) {
+	var body map[string]json.RawMessage
+	if code, ok := h.decode(w, r, &body); !ok {
+		h.writeError(w, code)
+		return
+	}
+	var up assistant.LimitsUpdate
+	for key, raw := range body {
+		var field ***int64
+		switch key {
+		case "daily":
+			field = &up.Daily
+		case "weekly":
+			field = &up.Weekly
+		case "monthly":
+			field = &up.Monthly
+		default:
+			h.writeError(w, assistant.CodeInvalidRequest)
+			return
+		}
+		var v *int64 // null decodes to nil: back to the default
+		if err := json.Unmarshal(raw, &v); err != nil {
+			h.writeError(w, assistant.CodeInvalidRequest)
+			return
+		}
+		*field = &v
+	}
+	us, err := h.eng.SetLimits(r.Context(), u, r.PathValue("user_id"), up)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, toUsageJSON(us))
 }

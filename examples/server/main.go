@@ -11,6 +11,8 @@
 //	                     or http://localhost:11434/v1 (Ollama); switches off the demo model
 //	PARLEY_LLM_API_KEY   its API key (may be empty for local servers)
 //	PARLEY_LLM_MODEL     the model name (default gpt-4o-mini)
+//	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
+//	                     system default token limits per user (unset: unlimited)
 //
 // Authentication is a demo: the X-Demo-User header names the user, "alice"
 // (role user) or "sam" (role staff); no header is 401. The page at / lets
@@ -21,11 +23,13 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -34,6 +38,8 @@ import (
 	"github.com/parleyhq/parley/assistant/httpapi"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/openai"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/quota/memquota"
 	"github.com/parleyhq/parley/store/memstore"
 )
 
@@ -50,7 +56,11 @@ func main() {
 
 func run(log *slog.Logger) error {
 	addr := envOr("PARLEY_ADDR", ":8080")
-	h, err := newHandler(settingsFromEnv(), log)
+	set, err := settingsFromEnv()
+	if err != nil {
+		return err
+	}
+	h, err := newHandler(set, log)
 	if err != nil {
 		return err
 	}
@@ -58,6 +68,7 @@ func run(log *slog.Logger) error {
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go sweepHolds(ctx, h.ledger, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info("parley example listening", "addr", addr, "open", "http://localhost"+addr)
@@ -78,15 +89,28 @@ func run(log *slog.Logger) error {
 type settings struct {
 	LLMBaseURL, LLMAPIKey, LLMModel string
 	DemoDelay                       time.Duration
+	Quota                           quota.Limits // system defaults
 }
 
-func settingsFromEnv() settings {
-	return settings{
+func settingsFromEnv() (settings, error) {
+	s := settings{
 		LLMBaseURL: os.Getenv("PARLEY_LLM_BASE_URL"),
 		LLMAPIKey:  os.Getenv("PARLEY_LLM_API_KEY"),
 		LLMModel:   envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
 		DemoDelay:  25 * time.Millisecond,
 	}
+	for key, field := range map[string]**int64{
+		"PARLEY_QUOTA_DAILY": &s.Quota.Daily, "PARLEY_QUOTA_WEEKLY": &s.Quota.Weekly, "PARLEY_QUOTA_MONTHLY": &s.Quota.Monthly,
+	} {
+		if v := os.Getenv(key); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < quota.Unlimited {
+				return s, fmt.Errorf("%s=%q: want a number of tokens, or -1 for unlimited", key, v)
+			}
+			*field = quota.Limit(n)
+		}
+	}
+	return s, nil
 }
 
 func envOr(key, def string) string {
@@ -114,6 +138,26 @@ func authenticate(r *http.Request) (parley.User, error) {
 type app struct {
 	http.Handler
 	engine *assistant.Engine
+	ledger quota.Ledger
+}
+
+// sweepHolds voids quota holds left by turns that died (a crashed worker)
+// once a minute, until ctx ends.
+func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			if n, err := l.Sweep(ctx, now); err != nil {
+				log.Error("quota sweep", "err", err)
+			} else if n > 0 {
+				log.Info("quota sweep voided stale holds", "holds", n)
+			}
+		}
+	}
 }
 
 // newHandler wires the notes app, the Engine and the HTTP API.
@@ -129,7 +173,12 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 	} else {
 		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL for a real one")
 	}
+	ledger, err := memquota.New(quota.Policy{Defaults: s.Quota})
+	if err != nil {
+		return nil, err
+	}
 	eng, err := assistant.New(assistant.Config{
+		Ledger:   ledger,
 		Provider: model,
 		Store:    memstore.New(),
 		Tools:    reg,
@@ -154,5 +203,5 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return &app{Handler: mux, engine: eng}, nil
+	return &app{Handler: mux, engine: eng, ledger: ledger}, nil
 }
