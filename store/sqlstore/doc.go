@@ -1,0 +1,105 @@
+// Package sqlstore is a store.Store over database/sql, for SQLite and
+// PostgreSQL: the durable store. It takes the host's *sql.DB, which the host
+// opens, tunes and closes, and passes the store/storetest conformance suite
+// on both dialects.
+//
+//	db, err := sql.Open("sqlite", "file:parley.db?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
+//	...
+//	s, err := sqlstore.New(db, sqlstore.Options{})
+//	...
+//	if err := s.Migrate(ctx); err != nil { ... } // once, at start
+//
+// Its tables are named parley_threads, parley_messages, parley_audit and
+// parley_schema_migrations.
+//
+// # Dialects
+//
+// New detects the dialect from the driver: modernc.org/sqlite (driver name
+// "sqlite"; pure Go, no cgo: the embedded default) is SQLite,
+// github.com/jackc/pgx/v5/stdlib ("pgx") is PostgreSQL. Another driver for
+// either database needs Options.Dialect; those two are the ones tested.
+// The package imports no driver: the host links the one it opens. It needs
+// PostgreSQL 11 or later, and SQLite 3.37 or later (UPDATE ... RETURNING,
+// STRICT tables), which modernc.org/sqlite bundles.
+//
+// Ids are text on both (callers may choose ids that are not UUIDs; a
+// malformed id is simply not found). JSON (blocks, model messages, guard
+// categories, audit data) is jsonb on PostgreSQL, which may re-encode it
+// (key order, spacing) without changing its meaning, and TEXT on SQLite,
+// kept as given. Every value is bound as a parameter; no SQL is built from
+// input.
+//
+// On SQLite, open the database with a busy timeout (as above): several
+// connections of the pool, or several processes, then wait for one
+// another's writes instead of failing with SQLITE_BUSY. WAL lets readers go
+// on while one connection writes. An in-memory database (":memory:") is a
+// separate database per connection, so give its pool one connection that
+// never expires (SetMaxOpenConns(1), SetConnMaxLifetime(0)); it is for
+// tests.
+//
+// # Migrations
+//
+// The schema is embedded, one file per version per dialect, and applied
+// only by an explicit Migrate: typically once at start, before serving.
+// Migrate is idempotent and safe when several instances start at once
+// (PostgreSQL: a transaction-scoped advisory lock per schema; SQLite: the
+// write lock, BEGIN IMMEDIATE); each version is applied exactly once, in one
+// transaction with the row recording it in parley_schema_migrations, keyed
+// by component ("store") so other Parley SQL components can share the
+// table. SchemaVersion reports where a database stands.
+//
+// A database already migrated by a newer Parley is not touched: Migrate
+// returns an error wrapping ErrSchemaTooNew. Methods used on a database that
+// was never migrated return errors wrapping ErrNotMigrated.
+//
+// # Time precision
+//
+// Times are stored in UTC at microsecond precision (PostgreSQL timestamptz;
+// on SQLite, TEXT in the fixed-width form 2006-01-02T15:04:05.000000Z, whose
+// text order is time order) and read back in UTC: the instant is kept, the
+// location is not, and nanoseconds are truncated. Times the store fills in
+// (zero CreatedAt/UpdatedAt, AppendTurn's bump) come from Options.Now,
+// truncated before they are reported, so the caller's value equals what is
+// read back. Years outside 1 to 9999 are store.ErrInvalid.
+//
+// # Errors
+//
+// Methods return store.ErrNotFound, store.ErrConflict and store.ErrInvalid
+// (wrapped) for the conditions package store documents. Unique violations
+// (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_PRIMARYKEY/UNIQUE) are
+// ErrConflict; values the database cannot hold (PostgreSQL data exceptions
+// such as a NUL character in text or JSON, invalid JSON, times out of range)
+// are ErrInvalid. When the context ends, the error wraps ctx.Err(). Anything
+// else (a closed pool, a lost connection) is an infrastructure error with the
+// driver's error in its chain. A failed method writes nothing: every
+// multi-statement write is one transaction, and the caller's values are
+// filled in only when the write succeeded.
+//
+// # Concurrency
+//
+// A Store is safe for concurrent use, and any number of Stores, in any
+// number of processes, may share one database: that is how Parley runs on
+// several app instances (use PostgreSQL for that). AppendTurn locks the
+// thread's row while it takes the next two Seqs from a counter on that row,
+// so concurrent turns on one thread, from anywhere, get distinct, gap-free
+// Seqs; a unique (thread_id, seq) constraint backs it. A cancel requested
+// through one instance is visible to every other on its next GetThread.
+//
+// On SQLite one connection writes at a time. A Store queues its own writers
+// in process (honouring their contexts) and takes the write lock for each
+// transaction up front (BEGIN IMMEDIATE), so a read inside a write never
+// goes stale; other processes' writers wait through the busy timeout.
+//
+// # Retention
+//
+// DeleteThreadsOlderThan deletes the threads last updated before a cutoff,
+// archived or not, with their messages, in batches of a few hundred, each
+// its own transaction; audit events stay. It is for a periodic sweeper that
+// the host (or the example server) runs, for instance hourly with a cutoff
+// of now minus N days. The method always deletes: a "-1 disables retention"
+// setting is the caller's to honour by not calling it. Archiving keeps a
+// thread's rows until the sweep reaches them.
+//
+// Retention reads updated_at, which AppendTurn and RenameThread set: a
+// conversation that is still going on is never swept.
+package sqlstore

@@ -1,0 +1,210 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/parleyhq/parley/store"
+)
+
+// messageArgs is the number of messageColumns; seqArg the index of seq.
+const messageArgs, seqArg = 16, 2
+
+const messageColumns = `id, thread_id, seq, role, status, content, blocks, model_messages,
+	input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude,
+	created_at, updated_at`
+
+func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
+	var (
+		m                    store.Message
+		rawBlocks, rawGuards []byte
+	)
+	err := row.Scan(&m.ID, &m.ThreadID, &m.Seq, &m.Role, &m.Status, &m.Content,
+		jsonDest{&rawBlocks}, jsonDest{(*[]byte)(&m.ModelMessages)},
+		&m.InputTokens, &m.OutputTokens, &m.Guard.Action, &m.Guard.Severity, jsonDest{&rawGuards},
+		&m.Guard.ExcludeFromHistory, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
+	if err != nil {
+		return store.Message{}, err
+	}
+	if m.Blocks, err = decodeBlocks(rawBlocks); err != nil {
+		return store.Message{}, err
+	}
+	if m.Guard.Categories, err = decodeStrings(rawGuards); err != nil {
+		return store.Message{}, err
+	}
+	return m, nil
+}
+
+// AppendTurn implements store.Messages in one transaction. It first bumps
+// the thread's updated_at and its last_seq counter by two, which both finds
+// the thread and locks its row: concurrent turns on one thread (from any
+// process) queue there and get consecutive, distinct Seqs; a turn that
+// fails afterwards rolls the counter back with everything else, so no Seq
+// is lost. The caller's messages are filled in only when the turn is
+// written.
+func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) error {
+	const op = "append turn"
+	if err := ctx.Err(); err != nil {
+		return fail(ctx, op, err)
+	}
+	switch {
+	case user == nil || assistant == nil:
+		return invalid(op, "nil message")
+	case user.Role != store.RoleUser || assistant.Role != store.RoleAssistant:
+		return invalid(op, "roles %q, %q, want user, assistant", user.Role, assistant.Role)
+	case user.ThreadID == "":
+		return invalid(op, "thread id required")
+	case assistant.ThreadID != "" && assistant.ThreadID != user.ThreadID:
+		return invalid(op, "messages name threads %q and %q", user.ThreadID, assistant.ThreadID)
+	case user.ID != "" && user.ID == assistant.ID:
+		return fmt.Errorf("sqlstore: %s: both messages have id %q: %w", op, user.ID, store.ErrConflict)
+	}
+
+	u, a := *user, *assistant
+	a.ThreadID = u.ThreadID
+	now := s.clock()
+	for _, m := range []*store.Message{&u, &a} {
+		if m.ID == "" {
+			m.ID = uuid.NewString()
+		}
+		if m.CreatedAt.IsZero() {
+			m.CreatedAt = now
+		}
+		if m.UpdatedAt.IsZero() {
+			m.UpdatedAt = now
+		}
+	}
+	ins := s.args(2 * messageArgs)
+	for _, m := range []*store.Message{&u, &a} {
+		ins.add(m.ID, m.ThreadID, 0, string(m.Role), string(m.Status), m.Content).
+			blocks(m.Blocks).json("model messages", m.ModelMessages).
+			add(m.InputTokens, m.OutputTokens, m.Guard.Action, m.Guard.Severity).
+			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory).
+			time(m.CreatedAt).time(m.UpdatedAt)
+	}
+	bump := s.args(2).time(now).add(u.ThreadID)
+	if ins.err != nil || bump.err != nil {
+		return invalid(op, "%v", errors.Join(ins.err, bump.err))
+	}
+
+	found := true
+	err := s.write(ctx, func(q querier) error {
+		var last int
+		err := q.QueryRowContext(ctx, s.rebind(
+			`UPDATE parley_threads SET updated_at = ?, last_seq = last_seq + 2 WHERE id = ? RETURNING last_seq`),
+			bump.a...).Scan(&last)
+		if errors.Is(err, sql.ErrNoRows) {
+			found = false
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		u.Seq, a.Seq = last-1, last
+		ins.a[seqArg], ins.a[messageArgs+seqArg] = u.Seq, a.Seq
+		_, err = q.ExecContext(ctx, s.rebind(`INSERT INTO parley_messages (`+messageColumns+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),
+			       (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), ins.a...)
+		return err
+	})
+	if !found {
+		return notFound(op, "thread", u.ThreadID)
+	}
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	*user, *assistant = u, a
+	return nil
+}
+
+// UpdateMessage implements store.Messages. A zero m.UpdatedAt is set to
+// now, in m as well.
+func (s *Store) UpdateMessage(ctx context.Context, m *store.Message) error {
+	const op = "update message"
+	if err := ctx.Err(); err != nil {
+		return fail(ctx, op, err)
+	}
+	if m == nil {
+		return invalid(op, "nil message")
+	}
+	updated := m.UpdatedAt
+	if updated.IsZero() {
+		updated = s.clock()
+	}
+	a := s.args(7).add(string(m.Status)).blocks(m.Blocks).json("model messages", m.ModelMessages).
+		add(m.InputTokens, m.OutputTokens).time(updated).add(m.ID)
+	if a.err != nil {
+		return invalid(op, "%v", a.err)
+	}
+	res, err := s.exec(ctx, `UPDATE parley_messages SET status = ?, blocks = ?, model_messages = ?,
+		input_tokens = ?, output_tokens = ?, updated_at = ? WHERE id = ?`, a.a...)
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fail(ctx, op, err)
+	} else if n == 0 {
+		return notFound(op, "message", m.ID)
+	}
+	m.UpdatedAt = updated
+	return nil
+}
+
+// GetMessage implements store.Messages.
+func (s *Store) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	const op = "get message"
+	if err := ctx.Err(); err != nil {
+		return store.Message{}, fail(ctx, op, err)
+	}
+	m, err := scanMessage(s.db.QueryRowContext(ctx,
+		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Message{}, notFound(op, "message", id)
+	}
+	if err != nil {
+		return store.Message{}, fail(ctx, op, err)
+	}
+	return m, nil
+}
+
+// ListMessages implements store.Messages. A thread with messages costs one
+// query; an empty result costs a second, to tell an empty thread from none.
+func (s *Store) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
+	const op = "list messages"
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	rows, err := s.db.QueryContext(ctx,
+		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE thread_id = ? ORDER BY seq`), threadID)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	defer rows.Close()
+	out := []store.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, fail(ctx, op, err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	rows.Close()
+	if len(out) == 0 {
+		var one int
+		err := s.db.QueryRowContext(ctx, s.rebind(`SELECT 1 FROM parley_threads WHERE id = ?`), threadID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, notFound(op, "thread", threadID)
+		}
+		if err != nil {
+			return nil, fail(ctx, op, err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,47 @@
+package sqlstore_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/parleyhq/parley/internal/sqltest"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlstore"
+	"github.com/parleyhq/parley/store/storetest"
+)
+
+// backends are the databases every store test runs against. Each open
+// returns a new, empty database: a file, a private memory database, or a
+// PostgreSQL schema of its own (skipped without PARLEY_TEST_POSTGRES_DSN).
+var backends = []struct {
+	name string
+	open func(testing.TB) *sql.DB
+}{
+	{"SQLiteFile", sqltest.SQLiteFile},
+	{"SQLiteMemory", sqltest.SQLiteMemory},
+	{"Postgres", sqltest.Postgres},
+}
+
+// migrated returns a migrated Store over db.
+func migrated(t testing.TB, db *sql.DB) *sqlstore.Store {
+	t.Helper()
+	s, err := sqlstore.New(db, sqlstore.Options{})
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	if err := s.Migrate(t.Context()); err != nil {
+		t.Fatalf("Migrate: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			if b.name == "Postgres" {
+				sqltest.PostgresDSN(t) // skip the whole group without a server
+			}
+			storetest.Run(t, func(t *testing.T) store.Store { return migrated(t, b.open(t)) })
+		})
+	}
+}

@@ -1,0 +1,209 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/parleyhq/parley/store"
+)
+
+const threadColumns = `id, owner_id, title, created_at, updated_at, archived_at, cancel_requested_at`
+
+func scanThread(row interface{ Scan(...any) error }) (store.Thread, error) {
+	var t store.Thread
+	err := row.Scan(&t.ID, &t.OwnerID, &t.Title, timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
+		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt})
+	return t, err
+}
+
+// CreateThread implements store.Threads. The caller's thread is filled in
+// (ID, zero times) only when it is written.
+func (s *Store) CreateThread(ctx context.Context, t *store.Thread) error {
+	const op = "create thread"
+	if err := ctx.Err(); err != nil {
+		return fail(ctx, op, err)
+	}
+	if t == nil || t.OwnerID == "" {
+		return invalid(op, "owner required")
+	}
+	row := *t
+	if row.ID == "" {
+		row.ID = uuid.NewString()
+	}
+	now := s.clock()
+	if row.CreatedAt.IsZero() {
+		row.CreatedAt = now
+	}
+	if row.UpdatedAt.IsZero() {
+		row.UpdatedAt = now
+	}
+	a := s.args(7).add(row.ID, row.OwnerID, row.Title).time(row.CreatedAt).time(row.UpdatedAt).
+		timePtr(row.ArchivedAt).timePtr(row.CancelRequestedAt)
+	if a.err != nil {
+		return invalid(op, "%v", a.err)
+	}
+	_, err := s.exec(ctx, `INSERT INTO parley_threads (`+threadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`, a.a...)
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	t.ID, t.CreatedAt, t.UpdatedAt = row.ID, row.CreatedAt, row.UpdatedAt
+	return nil
+}
+
+// GetThread implements store.Threads.
+func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) {
+	const op = "get thread"
+	if err := ctx.Err(); err != nil {
+		return store.Thread{}, fail(ctx, op, err)
+	}
+	t, err := scanThread(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+threadColumns+` FROM parley_threads WHERE id = ?`), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return store.Thread{}, notFound(op, "thread", id)
+	}
+	if err != nil {
+		return store.Thread{}, fail(ctx, op, err)
+	}
+	return t, nil
+}
+
+// ListThreads implements store.Threads. Threads updated at the same instant
+// list by descending ID, so that the order is stable. The index on
+// (owner_id, updated_at DESC, id DESC) serves the query.
+func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.ListOptions) ([]store.Thread, error) {
+	const op = "list threads"
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	q := `SELECT ` + threadColumns + ` FROM parley_threads WHERE owner_id = ?`
+	a := s.args(3).add(ownerID)
+	if !opts.IncludeArchived {
+		q += ` AND archived_at IS NULL`
+	}
+	if !opts.Before.IsZero() {
+		q += ` AND updated_at < ?`
+		a.time(opts.Before)
+	}
+	q += ` ORDER BY updated_at DESC, id DESC LIMIT ?`
+	a.add(limit)
+	if a.err != nil {
+		return nil, invalid(op, "%v", a.err)
+	}
+	rows, err := s.db.QueryContext(ctx, s.rebind(q), a.a...)
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	defer rows.Close()
+	out := make([]store.Thread, 0, min(limit, 64))
+	for rows.Next() {
+		t, err := scanThread(rows)
+		if err != nil {
+			return nil, fail(ctx, op, err)
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return out, nil
+}
+
+// RenameThread implements store.Threads. The title is part of the thread,
+// so a rename also sets UpdatedAt to now.
+func (s *Store) RenameThread(ctx context.Context, id, title string) error {
+	return s.updateThread(ctx, "rename thread", id,
+		`UPDATE parley_threads SET title = ?, updated_at = ? WHERE id = ?`,
+		s.args(3).add(title).time(s.clock()).add(id))
+}
+
+// ArchiveThread implements store.Threads. An archived thread keeps its
+// first archive time.
+func (s *Store) ArchiveThread(ctx context.Context, id string, at time.Time) error {
+	return s.updateThread(ctx, "archive thread", id,
+		`UPDATE parley_threads SET archived_at = COALESCE(archived_at, ?) WHERE id = ?`,
+		s.args(2).time(at).add(id))
+}
+
+// RequestCancel implements store.Threads. A later request replaces the
+// time of an earlier one. Any process sharing the database sees the request
+// on its next GetThread.
+func (s *Store) RequestCancel(ctx context.Context, id string, at time.Time) error {
+	return s.updateThread(ctx, "request cancel", id,
+		`UPDATE parley_threads SET cancel_requested_at = ? WHERE id = ?`,
+		s.args(2).time(at).add(id))
+}
+
+// ClearCancel implements store.Threads.
+func (s *Store) ClearCancel(ctx context.Context, id string) error {
+	return s.updateThread(ctx, "clear cancel", id,
+		`UPDATE parley_threads SET cancel_requested_at = NULL WHERE id = ?`,
+		s.args(1).add(id))
+}
+
+// updateThread runs one UPDATE of a thread by id: no row is ErrNotFound.
+// Both dialects count a matched row as affected even when no value changed.
+func (s *Store) updateThread(ctx context.Context, op, id, q string, a *args) error {
+	if err := ctx.Err(); err != nil {
+		return fail(ctx, op, err)
+	}
+	if a.err != nil {
+		return invalid(op, "%v", a.err)
+	}
+	res, err := s.exec(ctx, q, a.a...)
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fail(ctx, op, err)
+	} else if n == 0 {
+		return notFound(op, "thread", id)
+	}
+	return nil
+}
+
+// DeleteThread implements store.Threads: the thread and its messages go in
+// one transaction. Audit events that name the thread stay.
+func (s *Store) DeleteThread(ctx context.Context, id string) error {
+	const op = "delete thread"
+	if err := ctx.Err(); err != nil {
+		return fail(ctx, op, err)
+	}
+	var n int64
+	var err error
+	if s.dialect == Postgres {
+		// One statement: the foreign key cascades to the messages.
+		var res sql.Result
+		if res, err = s.exec(ctx, `DELETE FROM parley_threads WHERE id = ?`, id); err == nil {
+			n, err = res.RowsAffected()
+		}
+	} else {
+		// SQLite enforces foreign keys only on connections that asked for
+		// it, so the messages are deleted explicitly, in the same
+		// transaction.
+		err = s.write(ctx, func(q querier) error {
+			if _, err := q.ExecContext(ctx, `DELETE FROM parley_messages WHERE thread_id = ?`, id); err != nil {
+				return err
+			}
+			res, err := q.ExecContext(ctx, `DELETE FROM parley_threads WHERE id = ?`, id)
+			if err != nil {
+				return err
+			}
+			n, err = res.RowsAffected()
+			return err
+		})
+	}
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	if n == 0 {
+		return notFound(op, "thread", id)
+	}
+	return nil
+}
