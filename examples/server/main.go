@@ -3,14 +3,17 @@
 //
 //	go run ./examples/server
 //
-// With no configuration it uses a built-in deterministic demo model and keeps
-// everything in memory. Environment:
+// With no configuration it uses a built-in deterministic demo model and a
+// SQLite file, ./parley.db. Environment:
 //
 //	PARLEY_ADDR          listen address (default :8080)
 //	PARLEY_LLM_BASE_URL  an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1
 //	                     or http://localhost:11434/v1 (Ollama); switches off the demo model
 //	PARLEY_LLM_API_KEY   its API key (may be empty for local servers)
 //	PARLEY_LLM_MODEL     the model name (default gpt-4o-mini)
+//	PARLEY_DATABASE_PATH the SQLite file (default parley.db; "" keeps everything in memory)
+//	PARLEY_DATABASE_URL  postgres://user:pass@host/db switches to PostgreSQL
+//	PARLEY_RETENTION_DAYS delete threads idle for longer (default -1: keep forever)
 //	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
 //	                     system default token limits per user (unset: unlimited)
 //
@@ -40,7 +43,7 @@ import (
 	"github.com/parleyhq/parley/providers/openai"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/quota/memquota"
-	"github.com/parleyhq/parley/store/memstore"
+	"github.com/parleyhq/parley/store"
 )
 
 //go:embed web
@@ -64,11 +67,13 @@ func run(log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	defer h.close()
 	eng := h.engine
 	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go sweepHolds(ctx, h.ledger, log)
+	go sweepRetention(ctx, h.store, set.RetentionDays, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info("parley example listening", "addr", addr, "open", "http://localhost"+addr)
@@ -90,14 +95,29 @@ type settings struct {
 	LLMBaseURL, LLMAPIKey, LLMModel string
 	DemoDelay                       time.Duration
 	Quota                           quota.Limits // system defaults
+	DatabasePath, DatabaseURL       string       // SQLite file; PostgreSQL URL (wins); neither: memory
+	RetentionDays                   int          // < 0: keep threads forever
 }
 
 func settingsFromEnv() (settings, error) {
 	s := settings{
-		LLMBaseURL: os.Getenv("PARLEY_LLM_BASE_URL"),
-		LLMAPIKey:  os.Getenv("PARLEY_LLM_API_KEY"),
-		LLMModel:   envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
-		DemoDelay:  25 * time.Millisecond,
+		LLMBaseURL:    os.Getenv("PARLEY_LLM_BASE_URL"),
+		LLMAPIKey:     os.Getenv("PARLEY_LLM_API_KEY"),
+		LLMModel:      envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
+		DemoDelay:     25 * time.Millisecond,
+		DatabaseURL:   os.Getenv("PARLEY_DATABASE_URL"),
+		DatabasePath:  "parley.db",
+		RetentionDays: -1,
+	}
+	if v, ok := os.LookupEnv("PARLEY_DATABASE_PATH"); ok {
+		s.DatabasePath = v
+	}
+	if v := os.Getenv("PARLEY_RETENTION_DAYS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < -1 {
+			return s, fmt.Errorf("PARLEY_RETENTION_DAYS=%q: want a number of days, or -1 to keep threads", v)
+		}
+		s.RetentionDays = n
 	}
 	for key, field := range map[string]**int64{
 		"PARLEY_QUOTA_DAILY": &s.Quota.Daily, "PARLEY_QUOTA_WEEKLY": &s.Quota.Weekly, "PARLEY_QUOTA_MONTHLY": &s.Quota.Monthly,
@@ -139,6 +159,8 @@ type app struct {
 	http.Handler
 	engine *assistant.Engine
 	ledger quota.Ledger
+	store  store.Store
+	close  func() error // releases the database
 }
 
 // sweepHolds voids quota holds left by turns that died (a crashed worker)
@@ -177,10 +199,14 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	st, closeDB, err := openStore(context.Background(), s, log)
+	if err != nil {
+		return nil, err
+	}
 	eng, err := assistant.New(assistant.Config{
 		Ledger:   ledger,
 		Provider: model,
-		Store:    memstore.New(),
+		Store:    st,
 		Tools:    reg,
 		Authorizer: assistant.RoleAuthorizer{
 			Tools: map[string][]string{"user": {"category:notes", "category:general"}, "staff": {"*"}},
@@ -194,6 +220,7 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		Logger: log,
 	})
 	if err != nil {
+		_ = closeDB()
 		return nil, err
 	}
 	mux := http.NewServeMux()
@@ -203,5 +230,5 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return &app{Handler: mux, engine: eng, ledger: ledger}, nil
+	return &app{Handler: mux, engine: eng, ledger: ledger, store: st, close: closeDB}, nil
 }

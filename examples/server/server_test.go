@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -17,10 +18,12 @@ import (
 
 func newTestServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	h, err := newHandler(settings{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// The default store: a SQLite file, here in a temporary directory.
+	h, err := newHandler(settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db")}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = h.close() })
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
