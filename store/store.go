@@ -40,6 +40,10 @@ type Thread struct {
 	UpdatedAt         time.Time  // set by CreateThread, AppendTurn and RenameThread
 	ArchivedAt        *time.Time // soft delete; nil while active
 	CancelRequestedAt *time.Time // a cancel was requested for the running turn
+	// LastSeq is the Seq of the thread's last message, 0 when it has none.
+	// It is maintained by AppendTurn and ignored by CreateThread; a running
+	// turn sees it grow when a newer message supersedes it.
+	LastSeq int
 }
 
 // ListOptions filters and pages ListThreads.

@@ -75,7 +75,9 @@ func (s *Store) CreateThread(ctx context.Context, t *store.Thread) error {
 	if t.UpdatedAt.IsZero() {
 		t.UpdatedAt = n
 	}
-	s.threads[t.ID] = &thread{t: cloneThread(*t)}
+	c := cloneThread(*t)
+	c.LastSeq = 0 // maintained by AppendTurn
+	s.threads[t.ID] = &thread{t: c}
 	return nil
 }
 
@@ -90,7 +92,7 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 	if !ok {
 		return store.Thread{}, notFound("thread", id)
 	}
-	return cloneThread(th.t), nil
+	return th.snapshot(), nil
 }
 
 // ListThreads implements store.Threads. Threads updated at the same instant
@@ -112,7 +114,7 @@ func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.List
 			(!opts.Before.IsZero() && !t.UpdatedAt.Before(opts.Before)) {
 			continue
 		}
-		out = append(out, cloneThread(t))
+		out = append(out, th.snapshot())
 	}
 	s.mu.RUnlock()
 	slices.SortFunc(out, func(a, b store.Thread) int {
@@ -315,6 +317,13 @@ func notFound(what, id string) error {
 
 // The clone functions copy everything a caller could mutate through a value:
 // pointers, slices and the bytes of raw JSON. Strings are immutable.
+
+// snapshot returns a copy of the thread with LastSeq filled in.
+func (th *thread) snapshot() store.Thread {
+	t := cloneThread(th.t)
+	t.LastSeq = len(th.msgs)
+	return t
+}
 
 func cloneThread(t store.Thread) store.Thread {
 	t.ArchivedAt = cloneTime(t.ArchivedAt)

@@ -13,10 +13,14 @@ import (
 
 const threadColumns = `id, owner_id, title, created_at, updated_at, archived_at, cancel_requested_at`
 
+// threadSelect is what a read returns: the written columns and last_seq,
+// which only AppendTurn changes.
+const threadSelect = threadColumns + `, last_seq`
+
 func scanThread(row interface{ Scan(...any) error }) (store.Thread, error) {
 	var t store.Thread
 	err := row.Scan(&t.ID, &t.OwnerID, &t.Title, timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
-		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt})
+		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt}, &t.LastSeq)
 	return t, err
 }
 
@@ -60,7 +64,7 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 	if err := ctx.Err(); err != nil {
 		return store.Thread{}, fail(ctx, op, err)
 	}
-	t, err := scanThread(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+threadColumns+` FROM parley_threads WHERE id = ?`), id))
+	t, err := scanThread(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+threadSelect+` FROM parley_threads WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Thread{}, notFound(op, "thread", id)
 	}
@@ -82,7 +86,7 @@ func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.List
 	if limit <= 0 {
 		limit = 50
 	}
-	q := `SELECT ` + threadColumns + ` FROM parley_threads WHERE owner_id = ?`
+	q := `SELECT ` + threadSelect + ` FROM parley_threads WHERE owner_id = ?`
 	a := s.args(3).add(ownerID)
 	if !opts.IncludeArchived {
 		q += ` AND archived_at IS NULL`

@@ -112,6 +112,24 @@ func testAppendSeq(t *testing.T, s store.Store) {
 			t.Errorf("%s Seq = %d, want %d", c.name, c.got, c.want)
 		}
 	}
+	if got := getThread(t, s, th.ID).LastSeq; got != 4 {
+		t.Errorf("GetThread LastSeq = %d after two turns, want 4", got)
+	}
+	if got := getThread(t, s, other.ID).LastSeq; got != 2 {
+		t.Errorf("other thread's LastSeq = %d, want 2", got)
+	}
+	listed, err := s.ListThreads(t.Context(), "user-1", store.ListOptions{})
+	must(t, err, "ListThreads")
+	for _, l := range listed {
+		if want := map[string]int{th.ID: 4, other.ID: 2}[l.ID]; l.LastSeq != want {
+			t.Errorf("ListThreads LastSeq of %s = %d, want %d", l.ID, l.LastSeq, want)
+		}
+	}
+	fresh := store.Thread{OwnerID: "user-1", LastSeq: 9}
+	must(t, s.CreateThread(t.Context(), &fresh), "CreateThread")
+	if got := getThread(t, s, fresh.ID).LastSeq; got != 0 {
+		t.Errorf("a new thread's LastSeq = %d, want 0 (CreateThread ignores it)", got)
+	}
 	ms := listMessages(t, s, th.ID)
 	wantOrder := []string{u1.ID, a1.ID, u2.ID, a2.ID}
 	if len(ms) != len(wantOrder) {
