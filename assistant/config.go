@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
@@ -20,6 +21,17 @@ type Config struct {
 	Authorizer Authorizer         // required: every gate asks it
 	Store      store.Store        // required: threads and messages
 	Tools      tools.Registry     // nil: no tools
+
+	// Guard scans every user message and every tool call's arguments
+	// (injection, credentials, personal data) and fails closed. nil: a
+	// guard with guard.New's defaults. DisableGuard turns scanning off, for
+	// callers whose input is trusted.
+	Guard        *guard.Guard
+	DisableGuard bool
+	// GuardRejection, when set, is the answer to a blocked message, with no
+	// model call; otherwise the model answers a prompt that names only the
+	// categories found, never the user's text.
+	GuardRejection string
 
 	Model           string // passed to the provider; "": the provider's default
 	MaxOutputTokens int    // per model call; 0: the provider's default
@@ -38,6 +50,13 @@ type Config struct {
 	// CancelOnDetach cancels the turn when the consumer stops iterating or
 	// the caller's context ends. By default the turn completes and persists.
 	CancelOnDetach bool
+	// CancelPollInterval is how often a running turn reads its thread to
+	// notice a cancel request or a newer message from another instance
+	// (default 250ms; negative: never, leaving only this process's fast path).
+	CancelPollInterval time.Duration
+	// DrainTimeout bounds how long a stopped turn keeps reading the model's
+	// stream, unseen, for its final usage (default 5s).
+	DrainTimeout time.Duration
 
 	MaxMessageBytes     int // a user message longer than this is refused (default 32 KiB)
 	MaxPageContextBytes int // page context beyond this is cut (default 4 KiB)
@@ -73,6 +92,8 @@ const (
 	DefaultParallelTools       = 4
 	DefaultToolTimeout         = 30 * time.Second
 	DefaultTurnTimeout         = 5 * time.Minute
+	DefaultCancelPollInterval  = 250 * time.Millisecond
+	DefaultDrainTimeout        = 5 * time.Second
 	DefaultMaxMessageBytes     = 32 << 10
 	DefaultMaxPageContextBytes = 4 << 10
 	DefaultAssistantName       = "Assistant"
@@ -120,6 +141,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.TurnTimeout == 0 {
 		c.TurnTimeout = DefaultTurnTimeout
+	}
+	if c.CancelPollInterval == 0 {
+		c.CancelPollInterval = DefaultCancelPollInterval
+	}
+	if c.DrainTimeout <= 0 {
+		c.DrainTimeout = DefaultDrainTimeout
 	}
 	if c.MaxMessageBytes == 0 {
 		c.MaxMessageBytes = DefaultMaxMessageBytes

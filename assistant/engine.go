@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
@@ -21,7 +23,9 @@ import (
 // error sanitizing. Build it once with New; it is safe for concurrent use.
 type Engine struct {
 	cfg     Config
+	guard   *guard.Guard // nil when Config.DisableGuard
 	running runningTurns
+	live    liveTurns
 }
 
 // New validates cfg, applies defaults and returns an Engine.
@@ -30,7 +34,18 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	return &Engine{cfg: cfg}, nil
+	e := &Engine{cfg: cfg, guard: cfg.Guard}
+	if e.guard == nil && !cfg.DisableGuard {
+		g, err := guard.New(guard.Config{})
+		if err != nil {
+			return nil, fmt.Errorf("assistant: default guard: %w", err)
+		}
+		e.guard = g
+	}
+	if cfg.DisableGuard {
+		e.guard = nil
+	}
+	return e, nil
 }
 
 // Wait blocks until every turn started so far has finished and persisted,

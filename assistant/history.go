@@ -12,14 +12,21 @@ import (
 // text and, for each answer, the exact model messages it produced (tool
 // calls and results included). A tool call whose result was never recorded
 // is dropped, so the provider never sees an orphaned call.
+//
+// A user message the guard excluded (an injection attempt) is left out
+// together with the reply to it, so the attempt cannot work on later turns.
 func replay(msgs []store.Message) []providers.Message {
 	var out []providers.Message
+	skipReply := false
 	for _, m := range msgs {
 		switch m.Role {
 		case store.RoleUser:
+			if skipReply = m.Guard.ExcludeFromHistory; skipReply {
+				continue
+			}
 			out = append(out, providers.Message{Role: providers.User, Content: m.Content})
 		case store.RoleAssistant:
-			if m.Status == store.StatusStreaming || len(m.ModelMessages) == 0 {
+			if skipReply || m.Status == store.StatusStreaming || len(m.ModelMessages) == 0 {
 				continue
 			}
 			var turn []providers.Message

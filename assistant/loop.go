@@ -2,8 +2,8 @@ package assistant
 
 import (
 	"context"
-	"errors"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
@@ -11,6 +11,10 @@ import (
 )
 
 const persistTimeout = 10 * time.Second
+
+// drainIdle ends the drain of a stopped turn's stream once the model has
+// sent nothing for this long: a stalled stream is not waited for.
+const drainIdle = 250 * time.Millisecond
 
 // finalRoundNote is appended to the system prompt of the forced last call.
 const finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
@@ -23,9 +27,18 @@ const noAnswer = "I could not produce an answer to that. Please try rephrasing y
 // tools, then, if the model is still calling tools, one call with no tools
 // that must answer.
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
+	if t.blocked() && t.e.cfg.GuardRejection != "" {
+		emit(blocks.Block{Kind: blocks.Markdown, Content: t.e.cfg.GuardRejection})
+		t.textSeen, t.finish = true, "blocked"
+		return
+	}
 	system := t.system
 	defs := t.toolDefs()
-	base := append(t.history, providers.Message{Role: providers.User, Content: t.modelInput()})
+	history := t.history
+	if t.blocked() {
+		history = nil // the rejection is written from the categories alone
+	}
+	base := append(history, providers.Message{Role: providers.User, Content: t.modelInput()})
 	for round := 0; ; round++ {
 		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
 		req := &providers.Request{
@@ -40,6 +53,13 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			req.Tools = defs
 		}
 		text, calls, err := t.callModel(ctx, req, emit)
+		if t.stopped() {
+			if text != "" {
+				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+			}
+			t.err = t.stopErr()
+			return
+		}
 		if err != nil {
 			if text != "" {
 				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
@@ -62,9 +82,9 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		}
 		calls = t.uniqueCallIDs(calls, round)
 		t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
-		end := t.runTools(ctx, calls, emit)
-		if err := ctx.Err(); err != nil {
-			t.err = contextErr(err)
+		end := t.runTools(t.stopCtx, calls, emit)
+		if t.stopped() {
+			t.err = t.stopErr()
 			return
 		}
 		if end {
@@ -75,25 +95,63 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 }
 
 // callModel streams one model call into blocks. It returns the call's text
-// and complete tool calls; on error, the text received before it.
+// and complete tool calls; on error, the text received before it. Once the
+// turn is stopped nothing more is shown, but the stream is read on, for at
+// most DrainTimeout, so the model's final usage is still charged.
 func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(blocks.Block)) (string, []providers.ToolCall, error) {
 	var text strings.Builder
 	var calls []providers.ToolCall
-	reported := false
+	reported, drained := false, 0
+	pctx, pcancel := context.WithCancel(ctx)
+	var drainMu sync.Mutex
+	var idle, overall *time.Timer // the drain's bounds, set once the turn stops
+	unwatch := context.AfterFunc(t.stopCtx, func() {
+		drainMu.Lock()
+		defer drainMu.Unlock()
+		idle = time.AfterFunc(drainIdle, pcancel)
+		overall = time.AfterFunc(t.e.cfg.DrainTimeout, pcancel)
+	})
+	defer func() {
+		unwatch()
+		drainMu.Lock()
+		if idle != nil {
+			idle.Stop()
+			overall.Stop()
+		}
+		drainMu.Unlock()
+		pcancel()
+	}()
 	defer t.parser.Flush(emit)
 	defer func() {
 		// A server that reports no usage is still charged, by estimate, for
 		// any call that produced output.
-		if !reported && (text.Len() > 0 || len(calls) > 0) {
-			t.usage = t.usage.Add(estimatedUsage(req, text.String(), calls))
+		if !reported && (text.Len() > 0 || drained > 0 || len(calls) > 0) {
+			u := estimatedUsage(req, text.String(), calls)
+			u.OutputTokens += int64(drained / 4)
+			t.usage = t.usage.Add(u)
 		}
 	}()
-	for ev, err := range t.e.cfg.Provider.Stream(ctx, req) {
+	for ev, err := range t.e.cfg.Provider.Stream(pctx, req) {
 		if err != nil {
+			if t.stopped() {
+				return text.String(), nil, nil // a drain cut short is no provider failure
+			}
 			return text.String(), nil, err
+		}
+		if t.stopped() {
+			t.announceStop()
+			drainMu.Lock()
+			if idle != nil {
+				idle.Reset(drainIdle)
+			}
+			drainMu.Unlock()
 		}
 		switch ev.Kind {
 		case providers.TextDelta:
+			if t.stopped() {
+				drained += len(ev.Text)
+				continue
+			}
 			text.WriteString(ev.Text)
 			t.parser.Write(ev.Text, emit)
 			if !t.textSeen {
@@ -103,7 +161,9 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				t.parser.FlushProse(emit)
 			}
 		case providers.ToolCallEvent:
-			calls = append(calls, ev.ToolCall)
+			if !t.stopped() {
+				calls = append(calls, ev.ToolCall)
+			}
 		case providers.UsageEvent:
 			t.usage = t.usage.Add(ev.Usage)
 			reported = true
@@ -111,17 +171,11 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 			t.finish = string(ev.Finish)
 		}
 	}
+	if t.stopped() {
+		return text.String(), nil, nil
+	}
 	if err := ctx.Err(); err != nil {
 		return text.String(), nil, err
 	}
 	return text.String(), calls, nil
-}
-
-// contextErr classifies the end of the turn's context: a cancel (the caller
-// left with CancelOnDetach) or the turn's deadline.
-func contextErr(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
-		return wrap(CodeModelTimeout, "turn", err)
-	}
-	return wrap(CodeCancelled, "turn", err)
 }

@@ -116,9 +116,6 @@ func (t *turn) location() *time.Location {
 	return time.UTC
 }
 
-// modelInput is the user's message as the model sees it.
-func (t *turn) modelInput() string { return t.req.Message }
-
 // truncate cuts s to at most n bytes without splitting a rune.
 func truncate(s string, n int) string {
 	if len(s) <= n {

@@ -92,8 +92,12 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 	sem := make(chan struct{}, t.e.cfg.ParallelTools)
 	end = true
 	for i, c := range calls {
-		emit(blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: jsonOrNil(c.Args)})
+		shown, argsRefusal := t.checkArgs(ctx, c)
+		emit(blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown})
 		o, refusal := t.precheck(ctx, c)
+		if refusal == nil {
+			refusal = argsRefusal
+		}
 		if refusal != nil {
 			results[i] = *refusal
 			end = false

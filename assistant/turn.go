@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
@@ -39,8 +40,16 @@ type turn struct {
 	err      error // why the turn failed, if it did
 	textSeen bool  // the model has streamed text this turn
 	callIDs  map[string]bool
-	system   string      // the system prompt, built once in begin
-	hold     *quota.Hold // the open quota reservation, until settled or released
+	system   string       // the system prompt, built once in begin
+	input    guard.Result // the input guard's verdict on the message
+	hold     *quota.Hold  // the open quota reservation, until settled or released
+
+	emitRaw   func(blocks.Block) // the consumer, for blocks that are not stored
+	announced bool               // the stop's error block was sent ahead of the write
+
+	// stopCtx ends when the turn is cancelled or superseded; stop ends it.
+	stopCtx context.Context
+	stop    context.CancelCauseFunc
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
@@ -61,6 +70,12 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
 	t := &turn{e: e, u: u, req: req, offered: e.offeredTools(ctx, u, req.Page)}
+	t.input = e.checkInput(ctx, req.Message)
+	if t.blocked() {
+		// Nothing of a blocked message reaches the model, not even through
+		// tools: the model only writes a rejection.
+		t.offered = nil
+	}
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
 		if err != nil {
@@ -85,18 +100,26 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 		return nil, err
 	}
 	if req.ThreadID == "" {
-		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(req.Message)}
+		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(t.input.Redacted)}
 		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
 			t.thread.ID = ""
 			return fail(wrap(CodeInternal, "create thread", err))
 		}
-	} else if t.thread.CancelRequestedAt != nil {
+	} else {
+		// A newer message supersedes a turn still running on the thread
+		// here at once; on other instances their poll notices LastSeq.
+		e.live.stop(t.thread.ID, errSuperseded)
+	}
+	if req.ThreadID != "" && t.thread.CancelRequestedAt != nil {
 		// A cancel aimed at an earlier turn must not stop this one.
 		if err := e.cfg.Store.ClearCancel(ctx, t.thread.ID); err != nil {
 			return fail(e.storeErr("clear cancel", err))
 		}
 	}
-	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete, Content: req.Message}
+	// The stored text is redacted: credentials and personal data the guard
+	// found never reach the store.
+	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete,
+		Content: t.input.Redacted, Guard: verdict(t.input, e.guard != nil)}
 	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
 	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
 		return fail(e.storeErr("persist turn", err))
@@ -104,6 +127,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	e.running.add()
 	return t, nil
 }
+
+// blocked reports whether the input guard refused the message.
+func (t *turn) blocked() bool { return t.input.Action >= guard.Block }
 
 // discardThread deletes the thread begin created for a turn that was then
 // refused, so no empty thread is left behind.
@@ -123,6 +149,8 @@ func (t *turn) discardThread(ctx context.Context) {
 // persisted.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
+	t.stopCtx, t.stop = context.WithCancelCause(wctx)
+	t.e.live.add(t)
 	unlink := func() bool { return false }
 	if t.e.cfg.CancelOnDetach {
 		unlink = context.AfterFunc(ctx, cancel)
@@ -130,6 +158,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	next, stop := iter.Pull(func(emit func(blocks.Block) bool) {
 		defer t.e.running.done()
 		defer cancel()
+		defer t.e.live.remove(t)
 		t.work(wctx, func(b blocks.Block) { emit(b) })
 	})
 	finished := false
@@ -153,7 +182,9 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 			finished = true
 			return
 		}
-		if !yield(b) {
+		if !yield(b) || b.Kind == blocks.Error {
+			// An error block is terminal for the consumer; whatever the
+			// turn still does (a drain, the final write) goes on detached.
 			return
 		}
 	}
@@ -161,9 +192,11 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 
 // work runs the turn to completion and persists it, whatever happens.
 func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
+	t.emitRaw = emit
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
+	t.auditGuard(ctx, AuditGuardInput, t.input, nil)
 	record := func(b blocks.Block) {
 		if b.Kind == blocks.Markdown {
 			// Chunks are joined once per run, not re-copied per chunk.
@@ -174,7 +207,20 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		}
 		emit(b)
 	}
+	if w, ok := inputWarning(t.input); ok {
+		record(w)
+	}
 	func() {
+		done := make(chan struct{})
+		watched := make(chan struct{})
+		go func() {
+			defer close(watched)
+			t.watch(ctx, done)
+		}()
+		defer func() {
+			close(done)
+			<-watched
+		}()
 		defer func() {
 			if r := recover(); r != nil {
 				t.err = wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
@@ -184,7 +230,9 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	}()
 	t.persist(ctx)
 	if t.err != nil {
-		emit(t.e.errorBlock(t.err))
+		if !t.announced {
+			emit(t.e.errorBlock(t.err))
+		}
 		return
 	}
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{

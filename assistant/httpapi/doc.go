@@ -9,6 +9,7 @@
 //	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
 //	GET    /api/chat/threads/{id}   -> {"thread": {...}, "messages": [...]}, blocks in stored form
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread
+//	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
 //	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=
 //	GET    /api/chat/quota          -> {"user_id", "daily", "weekly", "monthly"}: per period
 //	                                used, held, limit (-1 unlimited), start, resets_at

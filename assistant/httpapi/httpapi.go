@@ -34,6 +34,7 @@ type Config struct {
 //	GET    /api/chat/threads        the user's threads, newest first (?limit, ?before)
 //	GET    /api/chat/threads/{id}   a thread and its transcript, in stored block form
 //	DELETE /api/chat/threads/{id}   archive a thread
+//	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
 //	GET    /api/chat/tools          the tools this user may use (?page)
 //	GET    /api/chat/quota          the user's token usage and limits per period
 //	GET    /api/chat/quota/{user}   another user's (ManageQuota)
@@ -61,6 +62,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("GET /api/chat/threads", h.authed(h.listThreads))
 	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
 	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.authed(h.archiveThread))
+	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.authed(h.cancelTurn))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
 	h.mux.HandleFunc("GET /api/chat/quota", h.authed(h.getUsage))
 	h.mux.HandleFunc("GET /api/chat/quota/{user_id}", h.authed(h.getUsage))
@@ -312,6 +314,14 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 			Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CreatedAt: m.CreatedAt}
 	}
 	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out})
+}
+
+func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.User) {
+	if err := h.eng.Cancel(r.Context(), u, r.PathValue("id")); err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
 }
 
 func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley.User) {

@@ -1,0 +1,129 @@
+package assistant
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley"
+)
+
+// Causes of a stopped turn.
+var (
+	errCancelRequested = errors.New("a cancel was requested for the thread")
+	errSuperseded      = errors.New("a newer message on the thread superseded the turn")
+)
+
+// Cancel stops the running turn of a thread, on this instance at once and on
+// any other instance sharing the Store within Config.CancelPollInterval. The
+// turn keeps what it streamed so far, persisted with status cancelled. It
+// needs the right to write the thread (its owner); a thread with no running
+// turn is cancelled harmlessly, and the next message clears the request.
+func (e *Engine) Cancel(ctx context.Context, u parley.User, threadID string) error {
+	if _, err := e.thread(ctx, u, threadID, WriteThread); err != nil {
+		return err
+	}
+	if err := e.cfg.Store.RequestCancel(ctx, threadID, e.cfg.Now()); err != nil {
+		return e.storeErr("request cancel", err)
+	}
+	e.live.stop(threadID, errCancelRequested)
+	return nil
+}
+
+// stopped reports whether the turn was told to stop.
+func (t *turn) stopped() bool { return t.stopCtx.Err() != nil }
+
+// stopErr is the error a stopped turn ends with.
+func (t *turn) stopErr() error {
+	cause := context.Cause(t.stopCtx)
+	if errors.Is(cause, context.DeadlineExceeded) {
+		return wrap(CodeModelTimeout, "turn", cause) // Config.TurnTimeout
+	}
+	e := wrap(CodeCancelled, "turn", cause)
+	if errors.Is(cause, errSuperseded) {
+		e.Message = "This answer was replaced by a newer message."
+	}
+	return e
+}
+
+// announceStop ends the user's stream at once with the stop's error block;
+// run detaches on it, so the drain and the final write go on unseen.
+func (t *turn) announceStop() {
+	if !t.announced {
+		t.announced = true
+		t.emitRaw(t.e.errorBlock(t.stopErr()))
+	}
+}
+
+// watch polls the thread until done closes, stopping the turn when a cancel
+// is requested or a newer message arrives, from any instance.
+func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
+	every := t.e.cfg.CancelPollInterval
+	if every < 0 {
+		return
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.stopCtx.Done():
+			return
+		case <-tick.C:
+			th, err := t.e.cfg.Store.GetThread(ctx, t.thread.ID)
+			switch {
+			case err != nil:
+				if ctx.Err() == nil {
+					t.e.cfg.Logger.Warn("assistant: poll for cancel", "thread", t.thread.ID, "err", err)
+				}
+			case th.CancelRequestedAt != nil:
+				t.stop(errCancelRequested)
+				return
+			case th.LastSeq > t.reply.Seq:
+				t.stop(errSuperseded)
+				return
+			}
+		}
+	}
+}
+
+// liveTurns indexes this process's running turns by thread, the fast path
+// of Cancel and supersession.
+type liveTurns struct {
+	mu    sync.Mutex
+	turns map[string]map[*turn]struct{}
+}
+
+func (l *liveTurns) add(t *turn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.turns == nil {
+		l.turns = make(map[string]map[*turn]struct{})
+	}
+	set := l.turns[t.thread.ID]
+	if set == nil {
+		set = make(map[*turn]struct{})
+		l.turns[t.thread.ID] = set
+	}
+	set[t] = struct{}{}
+}
+
+func (l *liveTurns) remove(t *turn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.turns[t.thread.ID], t)
+	if len(l.turns[t.thread.ID]) == 0 {
+		delete(l.turns, t.thread.ID)
+	}
+}
+
+// stop stops every running turn of the thread.
+func (l *liveTurns) stop(threadID string, cause error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for t := range l.turns[threadID] {
+		t.stop(cause)
+	}
+}

@@ -1,0 +1,131 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// Audit event kinds of the guard.
+const (
+	AuditGuardInput    = "guard.input"     // a user message with a High or Critical finding
+	AuditGuardToolArgs = "guard.tool_args" // tool arguments with a High or Critical finding
+)
+
+// rejectionPrompt is what the model sees instead of a blocked message: the
+// categories only, never the user's text.
+const rejectionPrompt = "The user's last message was withheld by a security filter and you cannot see it. " +
+	"It appeared to contain: %s. Tell the user briefly and politely that you cannot process that message, " +
+	"and suggest they send it again without that content. Do not guess what the message said."
+
+// checkInput runs the input guard on a user message. Nothing here reaches
+// the user or the log but categories, severity and action.
+func (e *Engine) checkInput(ctx context.Context, text string) guard.Result {
+	if e.guard == nil {
+		return guard.Result{Redacted: text}
+	}
+	r := e.guard.Check(ctx, text)
+	if r.Cause != nil {
+		e.cfg.Logger.Error("assistant: input guard failed closed", "err", r.Cause)
+	}
+	return r
+}
+
+// verdict is what the store keeps of a guard result.
+func verdict(r guard.Result, checked bool) store.GuardVerdict {
+	if !checked {
+		return store.GuardVerdict{}
+	}
+	return store.GuardVerdict{
+		Action:             r.Action.String(),
+		Severity:           r.Severity.String(),
+		Categories:         r.Categories(),
+		ExcludeFromHistory: r.Injection() >= guard.Medium,
+	}
+}
+
+// modelInput is the user's message as the model sees it: the redacted text,
+// or for a blocked message a rejection prompt naming only the categories.
+func (t *turn) modelInput() string {
+	switch t.input.Action {
+	case guard.Block:
+		return fmt.Sprintf(rejectionPrompt, strings.Join(humanCategories(t.input), ", "))
+	case guard.Redact:
+		return t.input.Redacted
+	}
+	return t.req.Message
+}
+
+// inputWarning is the notice the user sees about their own message, if any.
+func inputWarning(r guard.Result) (blocks.Block, bool) {
+	cats := strings.Join(humanCategories(r), ", ")
+	var msg string
+	switch r.Action {
+	case guard.Block:
+		msg = "Your message was not sent to the assistant because it appears to contain " + cats + "."
+	case guard.Redact:
+		msg = "Parts of your message that look like " + cats + " were hidden from the assistant."
+	case guard.Warn:
+		msg = "Your message appears to contain " + cats + ". Avoid sharing personal data with the assistant."
+	default:
+		return blocks.Block{}, false
+	}
+	return blocks.Block{Kind: blocks.Warning, Content: msg}, true
+}
+
+// humanCategories names a result's categories for people.
+func humanCategories(r guard.Result) []string {
+	names := r.Categories()
+	for i, c := range names {
+		names[i] = strings.ReplaceAll(c, "_", " ")
+	}
+	return names
+}
+
+// auditGuard records a High or Critical guard result: categories, severity
+// and action, never the matched text.
+func (t *turn) auditGuard(ctx context.Context, kind string, r guard.Result, extra map[string]string) {
+	if r.Severity < guard.High {
+		return
+	}
+	data := map[string]any{"severity": r.Severity, "action": r.Action, "categories": r.Categories()}
+	for k, v := range extra {
+		data[k] = v
+	}
+	raw, _ := json.Marshal(data)
+	ev := store.AuditEvent{Kind: kind, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: raw}
+	if err := t.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
+		t.e.cfg.Logger.Error("assistant: audit guard finding", "kind", kind, "thread", t.thread.ID, "err", err)
+	}
+}
+
+// checkArgs is the guard on the execution side: arguments that block never
+// reach the tool, and the model gets an error it can act on. It also
+// returns the arguments as they may be shown and stored.
+func (t *turn) checkArgs(ctx context.Context, c providers.ToolCall) (shown json.RawMessage, refusal *tools.Result) {
+	shown = jsonOrNil(c.Args)
+	if t.e.guard == nil || shown == nil {
+		return shown, nil
+	}
+	r := t.e.guard.CheckArgs(ctx, c.Args)
+	if r.Cause != nil {
+		t.e.cfg.Logger.Error("assistant: argument guard failed closed", "tool", c.Name, "err", r.Cause)
+	}
+	t.auditGuard(ctx, AuditGuardToolArgs, r, map[string]string{"tool": c.Name, "args_sha256": argsHash(c.Args)})
+	if r.Redacted != string(c.Args) && json.Valid([]byte(r.Redacted)) {
+		shown = json.RawMessage(r.Redacted)
+	}
+	if r.Action >= guard.Block {
+		res := tools.Fail(tools.CodeBlocked, "A security check refused these arguments ("+strings.Join(humanCategories(r), ", ")+").")
+		res.Error.Hint = "Do not retry with the same content. Tell the user the request could not be carried out."
+		return shown, &res
+	}
+	return shown, nil
+}

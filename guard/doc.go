@@ -1,0 +1,118 @@
+// Package guard scans what reaches the model: user input before any model
+// call ([Guard.Check]) and tool arguments before any tool runs
+// ([Guard.CheckArgs]). It finds prompt-injection attempts, personal data
+// and credentials, and says what to do with the text: a [Result] with an
+// [Action] (Allow < Flag < Warn < Redact < Block), a [Severity], the
+// [Finding]s, and the text with PII redacted.
+//
+//	g, err := guard.New(guard.Config{}) // safe defaults
+//	res := g.Check(ctx, userText)
+//	switch res.Action {
+//	case guard.Block:   // nothing of userText reaches the model
+//	case guard.Redact:  // the model sees res.Redacted
+//	case guard.Warn:    // the user is warned
+//	}
+//
+// # Normalization
+//
+// Injection rules match a normalized view of the text, never the text
+// itself, and every finding is reported with byte offsets into the
+// original. The main view applies, in order: NFKC; space look-alikes
+// (every Zs, U+1680, U+2800, U+3164, U+FFA0, U+115F, U+1160) to a space;
+// Unicode tag characters (U+E0020–E007F) decoded into a separate view;
+// default-ignorable code points removed (zero-width characters, bidi
+// controls, variation selectors, soft hyphen: the whole
+// Default_Ignorable_Code_Point set); case folding; confusable letters of
+// Cyrillic, Greek, Armenian, Cherokee and Latin small capitals folded to
+// the Latin letter they imitate; combining marks removed; whitespace
+// collapsed. Two more views catch spelling tricks: a leetspeak view
+// ("1gn0r3" reads "ignore") and a compact view of letters only ("i g n o r
+// e" and "i.g.n.o.r.e" read "ignore"). Base64, hex and percent-encoded runs
+// of 16 or more characters that decode to text are scanned again, two
+// levels deep and 64 KiB per call at most. [Normalize] exposes the views.
+//
+// Tag characters (outside emoji flag sequences) and bidi embedding,
+// override and isolate controls are findings in themselves ([HiddenText]).
+//
+// # Injection
+//
+// Rules are grouped in categories: [InstructionOverride], [RoleHijack],
+// [PromptExtraction], [DelimiterInjection], [ToolAbuse],
+// [DataExfiltration], [Jailbreak], [EncodedPayload], each rule with its own
+// severity, in English and, for the commonest attacks, Spanish, French,
+// German, Italian, Portuguese, Dutch, Polish, Turkish, Russian, Chinese,
+// Japanese and Korean. An Aho-Corasick keyword automaton runs once over
+// each view, and a rule's regular expression runs only when one of its
+// keywords occurs; all expressions are compiled once per process. Word
+// boundaries are checked with Unicode letters, not RE2's ASCII \b.
+//
+// Rules recognize phrasings, not intent: they catch the known forms and
+// their disguises, and a reworded attack can pass. The guard is one layer;
+// the Engine's other gates (tool authorization, approvals) do not rely on
+// it.
+//
+// Config.Allowlist lets operators exempt known phrases: when they cover at
+// least 80% of the normalized input, the injection rules are skipped for
+// it (hidden text, decoded payloads and PII are still checked).
+//
+// # Personal data and credentials
+//
+// Matches are validated, not just pattern-matched: cards by length, issuer
+// range and Luhn; IBANs by the per-country length table and mod 97-10; US
+// SSNs by the area, group and serial rules; UK NHS numbers by mod 11;
+// Spanish NIF/NIE by their letter; Italian codici fiscali by their check
+// character; Polish PESEL by checksum and birth date; Indian Aadhaar by
+// Verhoeff; EU VAT numbers by the national check digits where public (BE,
+// DE, DK, FI, FR, HR, IT, LU, NL, PL, PT, SK; others by format and a
+// context word). Credentials: AWS access key ids, GitHub tokens (with their
+// CRC32 where the format defines one), Slack, Stripe live keys, OpenAI,
+// Anthropic and Google API keys, PEM private keys, JWTs (whose header must
+// decode to JSON with "alg"), and password/secret assignments whose value
+// passes an entropy threshold and is not a placeholder. Context words in
+// the five words before a match ("card", "IBAN", "SSN", ...) raise
+// Confidence, and the weak formats (a bare 9-digit SSN, a PESEL, a phone
+// number without +) are reported only with one.
+//
+// A Finding never holds the matched text, so findings can be logged and
+// audited; Result.Redacted is the only place the guard returns text.
+//
+// # Actions
+//
+// Each category maps to an action: [DefaultActions] (credentials Block;
+// national ids, IBANs and cards Redact; email, JWT and VAT Warn; phone and
+// IP addresses Flag), overridden per category by Config.Actions. Injection
+// categories, and custom categories, are judged by severity: High and
+// Critical Block, Medium Warns, Low Flags. A Result's Action is the
+// strongest of its findings'. Redact and Block PII spans are replaced in
+// Result.Redacted by [<CATEGORY>_REDACTED], e.g. [CARD_REDACTED].
+//
+// [Result.Injection] is the highest severity among injection findings: the
+// Engine keeps a message whose Injection is Medium or more out of later
+// history. [Result.Categories] lists the categories for storage and audit.
+//
+// # Errors
+//
+// Check and CheckArgs never return an error: they fail closed. A custom
+// [Detector] that returns an error or panics, a panic inside the guard, or
+// a ctx that is done gives a Critical [GuardError] finding and Block, with
+// the cause in Result.Cause for the log; an input larger than
+// Config.MaxBytes is blocked as [TooLarge]; tool arguments that are not
+// valid JSON are blocked as [InvalidJSON] (and still scanned as text).
+// [Result.Err] returns an error wrapping [ErrBlocked] for a blocked result,
+// and [New] returns errors wrapping [ErrInvalidConfig]; test both with
+// errors.Is.
+//
+// # Concurrency
+//
+// A Guard is immutable after New and safe for concurrent use. Per-call
+// buffers are pooled; a clean ASCII message is scanned without allocating.
+// Custom detectors must be safe for concurrent use.
+//
+// # Evidence
+//
+// testdata/corpus holds the labelled corpus (injections, obfuscated
+// injections generated by TestGenerateObfuscatedCorpus, risky-looking
+// benign messages, PII positives and checksum-failing near misses, and a
+// held-out set); TestCorpusRecallAndFalsePositives prints the scorecard.
+// BENCHMARKS.md has the speed numbers.
+package guard

@@ -1,0 +1,369 @@
+package guard
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// DefaultMaxBytes is the input size limit when Config.MaxBytes is zero.
+const DefaultMaxBytes = 1 << 20
+
+// Config configures a Guard. The zero Config is the safe default: the
+// built-in detectors, [DefaultActions], no allowlist.
+type Config struct {
+	// Actions overrides the action of categories; categories it does not
+	// name keep the [DefaultActions] entry, or the severity default.
+	Actions map[Category]Action
+	// Allowlist holds operator phrases that are known not to be attacks
+	// (a product name that reads like an instruction, a canned prompt).
+	// When the allowlisted phrases cover at least 80% of the normalized
+	// input, the injection rules are skipped for it; hidden-text, encoded
+	// payload and PII detection still run. Phrases are normalized as the
+	// input is, so case and look-alike letters do not matter.
+	Allowlist []string
+	// Detectors are run after the built-in ones, on the input text (for
+	// CheckArgs, on the string values and keys joined by newlines). An
+	// error or a panic from one fails the check closed.
+	Detectors []Detector
+	// MaxBytes is the largest input scanned; a larger one is blocked with
+	// a TooLarge finding. Zero means DefaultMaxBytes.
+	MaxBytes int
+}
+
+// Detector is a custom detector. Detect returns findings with Start and End
+// as byte offsets into text; Action is computed by the Guard from the
+// action map (a detector may ask for a stronger one by setting it), and a
+// zero Kind means [KindInjection]. A detector returning an error, or
+// panicking, fails the whole check closed: a Critical [GuardError] Block.
+// Detect must be safe for concurrent use and must not keep text.
+type Detector interface {
+	Detect(ctx context.Context, text string) ([]Finding, error)
+}
+
+// DetectorFunc adapts a function to [Detector].
+type DetectorFunc func(ctx context.Context, text string) ([]Finding, error)
+
+// Detect calls f.
+func (f DetectorFunc) Detect(ctx context.Context, text string) ([]Finding, error) {
+	return f(ctx, text)
+}
+
+// Guard scans user input and tool arguments. It is immutable after [New]
+// and safe for concurrent use.
+type Guard struct {
+	actions   map[Category]Action
+	allow     [][]byte
+	detectors []Detector
+	maxBytes  int
+	inj       *injectionSet
+	pii       *piiScanner
+	pool      sync.Pool
+}
+
+// builtin compiles the built-in rules once per process.
+var builtin = sync.OnceValues(func() (*injectionSet, error) {
+	return compileInjection(injectionRules, compactPhrases())
+})
+
+var builtinPII = sync.OnceValue(newPIIScanner)
+
+// New returns a Guard for cfg. Errors wrap [ErrInvalidConfig].
+func New(cfg Config) (*Guard, error) {
+	inj, err := builtin()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	g := &Guard{
+		actions:  make(map[Category]Action, len(defaultActions)+len(cfg.Actions)),
+		maxBytes: cfg.MaxBytes,
+		inj:      inj,
+		pii:      builtinPII(),
+	}
+	if g.maxBytes == 0 {
+		g.maxBytes = DefaultMaxBytes
+	}
+	if g.maxBytes < 0 {
+		return nil, fmt.Errorf("%w: negative MaxBytes", ErrInvalidConfig)
+	}
+	for c, a := range defaultActions {
+		g.actions[c] = a
+	}
+	for c, a := range cfg.Actions {
+		if a < Allow || a > Block {
+			return nil, fmt.Errorf("%w: action %d for %q", ErrInvalidConfig, a, c)
+		}
+		if c == "" {
+			return nil, fmt.Errorf("%w: empty category in Actions", ErrInvalidConfig)
+		}
+		g.actions[c] = a
+	}
+	for _, p := range cfg.Allowlist {
+		n := Normalize(p).Text
+		if n == "" {
+			return nil, fmt.Errorf("%w: empty allowlist phrase %q", ErrInvalidConfig, p)
+		}
+		g.allow = append(g.allow, []byte(n))
+	}
+	for i, d := range cfg.Detectors {
+		if d == nil {
+			return nil, fmt.Errorf("%w: Detectors[%d] is nil", ErrInvalidConfig, i)
+		}
+	}
+	g.detectors = slices.Clone(cfg.Detectors)
+	g.pool.New = func() any { return new(scratch) }
+	return g, nil
+}
+
+// scratch is the pooled per-call state.
+type scratch struct {
+	n      normalizer
+	st     scanState
+	raw    []rawFinding
+	decbuf []byte
+	budget int // decoded bytes left for this call
+}
+
+// Check scans text and returns what to do with it. It never fails: a
+// detector error or panic, an input over MaxBytes, or a done ctx give a
+// Block result (fail closed), with the cause in Result.Cause.
+func (g *Guard) Check(ctx context.Context, text string) Result {
+	return g.check(ctx, text, nil)
+}
+
+func (g *Guard) check(ctx context.Context, text string, args *argsText) (res Result) {
+	full := text
+	if args != nil {
+		full = args.raw
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			res = failClosed(full, fmt.Errorf("guard: panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	if len(full) > g.maxBytes {
+		f := Finding{Detector: "guard/size", Category: TooLarge, Kind: KindInjection, Severity: High, Action: g.action(TooLarge, High), End: len(full), Confidence: 1}
+		return Result{Action: f.Action, Severity: f.Severity, Findings: []Finding{f}, Redacted: full}
+	}
+	if err := ctx.Err(); err != nil {
+		return failClosed(full, err)
+	}
+	sc := g.pool.Get().(*scratch)
+	defer g.pool.Put(sc)
+	sc.budget = maxDecodedBytes
+	raw := g.scan(sc, text, 0, sc.raw[:0])
+	sc.raw = raw[:0]
+	var custom []Finding
+	for _, d := range g.detectors {
+		if err := ctx.Err(); err != nil {
+			return failClosed(full, err)
+		}
+		fs, err := d.Detect(ctx, text)
+		if err != nil {
+			return failClosed(full, fmt.Errorf("guard: detector %T: %w", d, err))
+		}
+		for _, f := range fs {
+			f.Start = min(max(f.Start, 0), len(text))
+			f.End = min(max(f.End, f.Start), len(text))
+			if f.Detector == "" {
+				f.Detector = "custom"
+			}
+			f.Action = max(f.Action, g.action(f.Category, f.Severity))
+			custom = append(custom, f)
+		}
+	}
+	if len(raw) == 0 && len(custom) == 0 {
+		return Result{Redacted: full}
+	}
+	res.Findings = make([]Finding, 0, len(raw)+len(custom))
+	for _, r := range raw {
+		res.Findings = append(res.Findings, Finding{
+			Detector: r.detector, Category: r.cat, Kind: r.kind, Severity: r.sev,
+			Action: g.action(r.cat, r.sev), Start: r.start, End: r.end, Confidence: r.conf, Via: r.via,
+		})
+	}
+	res.Findings = append(res.Findings, custom...)
+	if args != nil {
+		for i := range res.Findings {
+			f := &res.Findings[i]
+			f.Start, f.End = args.orig(f.Start, f.End)
+		}
+	}
+	slices.SortStableFunc(res.Findings, func(a, b Finding) int {
+		if a.Start != b.Start {
+			return a.Start - b.Start
+		}
+		return a.End - b.End
+	})
+	for _, f := range res.Findings {
+		res.Action = max(res.Action, f.Action)
+		res.Severity = max(res.Severity, f.Severity)
+	}
+	res.Redacted = redact(full, res.Findings, args)
+	return res
+}
+
+// failClosed is the Result for an input the guard could not scan.
+func failClosed(text string, cause error) Result {
+	f := Finding{Detector: "guard", Category: GuardError, Kind: KindInjection, Severity: Critical, Action: Block, End: len(text), Confidence: 1}
+	return Result{Action: Block, Severity: Critical, Findings: []Finding{f}, Redacted: redactionLabel(GuardError), Cause: cause}
+}
+
+func (g *Guard) action(c Category, s Severity) Action {
+	if a, ok := g.actions[c]; ok {
+		return a
+	}
+	return severityAction(s)
+}
+
+// scan runs the built-in detectors on text; offsets are into text.
+func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []rawFinding {
+	n := &sc.n
+	n.normalize(text)
+	if !g.allowlisted(n.main.b) {
+		out = g.inj.scan(n, &sc.st, out)
+	}
+	// Hidden text: tag characters (except emoji flags) and bidi controls.
+	var tagRuns []tagRun
+	for _, t := range n.tags {
+		if t.flag {
+			continue
+		}
+		out = append(out, rawFinding{detector: "injection/tag_characters", cat: HiddenText, kind: KindInjection, sev: High, start: t.start, end: t.end, conf: 1, via: "tags"})
+		if len(t.text) > 0 && depth < maxDecodeDepth {
+			tagRuns = append(tagRuns, tagRun{start: t.start, end: t.end, text: slices.Clone(t.text)})
+		}
+	}
+	if len(n.bidi) > 0 {
+		sev := Low
+		for _, b := range n.bidi {
+			if r, _ := utf8.DecodeRuneInString(text[b[0]:]); r == 0x202D || r == 0x202E {
+				sev = Medium
+			}
+		}
+		b := n.bidi[0]
+		out = append(out, rawFinding{detector: "injection/bidi_controls", cat: HiddenText, kind: KindInjection, sev: sev, start: b[0], end: n.bidi[len(n.bidi)-1][1], conf: 1})
+	}
+	out = g.pii.scan(text, out)
+	if depth >= maxDecodeDepth {
+		return out
+	}
+	for _, t := range tagRuns {
+		out = g.scanPayload(sc, string(t.text), t.start, t.end, "tags", depth, out)
+	}
+	findEncodedRuns(text, func(r encodedRun) {
+		if sc.budget <= 0 || overlapsPII(out, r.start, r.end) {
+			return
+		}
+		dec, ok := decodeRun(sc.decbuf[:0], text, r)
+		sc.decbuf = dec[:0]
+		if !ok {
+			return
+		}
+		sc.budget -= len(dec)
+		out = g.scanPayload(sc, string(dec), r.start, r.end, r.via, depth, out)
+	})
+	return out
+}
+
+// overlapsPII reports whether [s, e) overlaps a PII finding already made:
+// a token that was reported as a credential is not decoded again.
+func overlapsPII(out []rawFinding, s, e int) bool {
+	for _, f := range out {
+		if f.kind == KindPII && s < f.end && f.start < e {
+			return true
+		}
+	}
+	return false
+}
+
+// scanPayload scans decoded content and reports its findings on the span
+// [s, e) of the encoded run, one severity step higher for injections (an
+// encoded instruction is hiding), plus an EncodedPayload finding.
+func (g *Guard) scanPayload(parent *scratch, payload string, s, e int, via string, depth int, out []rawFinding) []rawFinding {
+	sub := g.pool.Get().(*scratch)
+	defer g.pool.Put(sub)
+	sub.budget = parent.budget
+	inner := g.scan(sub, payload, depth+1, sub.raw[:0])
+	parent.budget = sub.budget
+	sub.raw = inner[:0]
+	injected := Severity(None)
+	for _, f := range inner {
+		f.start, f.end, f.via = s, e, via
+		if f.kind == KindInjection {
+			f.sev = min(f.sev+1, Critical)
+			injected = max(injected, f.sev)
+		}
+		out = append(out, f)
+	}
+	if injected >= Medium && via != "tags" {
+		out = append(out, rawFinding{detector: "injection/encoded", cat: EncodedPayload, kind: KindInjection, sev: injected, start: s, end: e, conf: 0.9, via: via})
+	}
+	return out
+}
+
+// allowlisted reports whether operator phrases cover at least 80% of the
+// normalized text.
+func (g *Guard) allowlisted(b []byte) bool {
+	if len(g.allow) == 0 || len(b) == 0 {
+		return false
+	}
+	text := b
+	covered := 0
+	last := 0 // end of the covered prefix, to count overlaps once
+	type iv struct{ s, e int }
+	var ivs []iv
+	for _, p := range g.allow {
+		for off := 0; ; {
+			k := bytes.Index(text[off:], p)
+			if k < 0 {
+				break
+			}
+			ivs = append(ivs, iv{off + k, off + k + len(p)})
+			off += k + 1
+		}
+	}
+	slices.SortFunc(ivs, func(a, b iv) int { return a.s - b.s })
+	for _, v := range ivs {
+		s := max(v.s, last)
+		if v.e > s {
+			covered += v.e - s
+			last = v.e
+		}
+	}
+	return covered*5 >= len(text)*4
+}
+
+// redact replaces the PII findings whose action is Redact or Block.
+func redact(text string, fs []Finding, args *argsText) string {
+	var spans []Finding
+	for _, f := range fs {
+		if f.Kind == KindPII && f.Action >= Redact && f.End > f.Start {
+			spans = append(spans, f)
+		}
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	if args != nil {
+		return args.redact(spans)
+	}
+	var b strings.Builder
+	b.Grow(len(text))
+	pos := 0
+	for _, f := range spans {
+		if f.End <= pos {
+			continue
+		}
+		b.WriteString(text[pos:max(pos, f.Start)])
+		b.WriteString(redactionLabel(f.Category))
+		pos = f.End
+	}
+	b.WriteString(text[pos:])
+	return b.String()
+}

@@ -1,0 +1,432 @@
+package guard
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// A view is one normalized rendering of a text, with a map from each of
+// its bytes back to the original: b[i] came from original[start[i]:end[i]].
+type view struct {
+	b     []byte
+	start []int32
+	end   []int32
+}
+
+func (v *view) reset() {
+	v.b, v.start, v.end = v.b[:0], v.start[:0], v.end[:0]
+}
+
+func (v *view) add(c byte, a, e int) {
+	v.b = append(v.b, c)
+	v.start = append(v.start, int32(a))
+	v.end = append(v.end, int32(e))
+}
+
+func (v *view) addRune(r rune, a, e int) {
+	if r < utf8.RuneSelf {
+		v.add(byte(r), a, e)
+		return
+	}
+	var buf [utf8.UTFMax]byte
+	n := utf8.EncodeRune(buf[:], r)
+	for _, c := range buf[:n] {
+		v.add(c, a, e)
+	}
+}
+
+// orig maps the view span [i, j) to the original span it came from.
+func (v *view) orig(i, j int) (int, int) {
+	if j <= i {
+		return int(v.start[i]), int(v.end[i])
+	}
+	return int(v.start[i]), int(v.end[j-1])
+}
+
+// tagRun is a run of Unicode tag characters decoded to ASCII.
+type tagRun struct {
+	start, end int    // original span
+	text       []byte // decoded
+	flag       bool   // an emoji flag sequence (U+1F3F4 + tags), not hidden text
+}
+
+// normalizer holds the views of one text. It is pooled; its slices are
+// reused across calls.
+type normalizer struct {
+	main    view // NFKC, spaces, ignorables stripped, folded, marks stripped, spaces collapsed
+	leet    []byte
+	compact view // letters only, from the leet view
+	tags    []tagRun
+	bidi    [][2]int // original spans of bidi controls
+	leetOK  bool     // leet differs from main
+	it      norm.Iter
+
+	pending   byte // ' ' or '\n' to emit before the next visible rune, 0 for none
+	pendStart int
+	pendEnd   int
+	prevRune  rune // last rune seen in the original, for emoji flags
+}
+
+// normalize fills n's views from s. The order is the one of the package
+// doc: NFKC, space look-alikes, tag characters, default ignorables, case
+// fold, confusables, combining marks, whitespace collapse; then the leet
+// and compact views.
+func (n *normalizer) normalize(s string) {
+	n.main.reset()
+	n.compact.reset()
+	n.leet = n.leet[:0]
+	n.tags = n.tags[:0]
+	n.bidi = n.bidi[:0]
+	n.pending, n.prevRune = 0, 0
+	if isASCII(s) {
+		for i := 0; i < len(s); i++ {
+			n.ascii(s[i], i, i+1)
+		}
+	} else {
+		n.it.InitString(norm.NFKC, s)
+		for !n.it.Done() {
+			a := n.it.Pos()
+			seg := n.it.Next()
+			e := n.it.Pos()
+			for len(seg) > 0 {
+				r, size := utf8.DecodeRune(seg)
+				seg = seg[size:]
+				n.rune(r, a, e)
+			}
+		}
+	}
+	n.derive()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func (n *normalizer) ascii(c byte, a, e int) {
+	switch c {
+	case ' ', '\t':
+		n.space(' ', a, e)
+	case '\n', '\r', '\v', '\f':
+		n.space('\n', a, e)
+	default:
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		n.flush()
+		n.main.add(c, a, e)
+	}
+	n.prevRune = rune(c)
+}
+
+func (n *normalizer) space(kind byte, a, e int) {
+	if n.pending == 0 {
+		n.pendStart, n.pendEnd = a, e
+		n.pending = kind
+	} else if kind == '\n' {
+		n.pending = '\n'
+	}
+}
+
+// flush emits the pending collapsed whitespace before a visible byte.
+// Leading whitespace is dropped.
+func (n *normalizer) flush() {
+	if n.pending != 0 {
+		if len(n.main.b) > 0 {
+			n.main.add(n.pending, n.pendStart, n.pendEnd)
+		}
+		n.pending = 0
+	}
+}
+
+func (n *normalizer) rune(r rune, a, e int) {
+	if r < utf8.RuneSelf {
+		n.ascii(byte(r), a, e)
+		return
+	}
+	prev := n.prevRune
+	n.prevRune = r
+	switch {
+	case r == 0x85 || r == 0x2028 || r == 0x2029:
+		n.space('\n', a, e)
+		return
+	case isSpaceLike(r):
+		n.space(' ', a, e)
+		return
+	case 0xE0000 <= r && r <= 0xE007F:
+		n.tag(r, prev, a, e)
+		n.prevRune = prev // a flag's tags all follow the black flag
+		if r == 0xE007F {
+			n.prevRune = r
+		}
+		return
+	case isDefaultIgnorable(r):
+		if isBidiControl(r) {
+			n.bidi = append(n.bidi, [2]int{a, e})
+		}
+		return
+	}
+	r, ok := foldRune(r)
+	if !ok {
+		return
+	}
+	n.flush()
+	if r == 'ß' {
+		n.main.add('s', a, e)
+		n.main.add('s', a, e)
+		return
+	}
+	n.main.addRune(r, a, e)
+}
+
+// tag records a Unicode tag character in the current tag run.
+func (n *normalizer) tag(r, prev rune, a, e int) {
+	k := len(n.tags) - 1
+	if k < 0 || n.tags[k].end < a {
+		flag := prev == 0x1F3F4
+		n.tags = append(n.tags, tagRun{start: a, end: a, text: nil, flag: flag})
+		k++
+	}
+	t := &n.tags[k]
+	t.end = e
+	if 0xE0020 <= r && r < 0xE007F {
+		t.text = append(t.text, byte(r-0xE0000))
+	}
+}
+
+// foldRune applies case folding, confusable folding and combining-mark
+// stripping to one non-ASCII rune. ok is false for a rune to drop (a
+// combining mark).
+func foldRune(r rune) (rune, bool) {
+	switch r {
+	case '‘', '’', '‛', 'ʼ', '′':
+		return '\'', true
+	case '“', '”', '„', '‟', '″':
+		return '"', true
+	case '‐', '‑', '‒', '–', '—', '―', '−', '⁃':
+		return '-', true
+	}
+	if c, ok := confusableUpper[r]; ok {
+		return rune(c), true
+	}
+	r = unicode.ToLower(r)
+	if r < utf8.RuneSelf {
+		return r, true
+	}
+	if unicode.In(r, unicode.Mn, unicode.Me) {
+		return 0, false
+	}
+	var buf [utf8.UTFMax]byte
+	sz := utf8.EncodeRune(buf[:], r)
+	if d := norm.NFD.Properties(buf[:sz]).Decomposition(); len(d) > 0 {
+		base, _ := utf8.DecodeRune(d)
+		if base != r && !unicode.In(base, unicode.Mn, unicode.Me) {
+			r = unicode.ToLower(base)
+			if r < utf8.RuneSelf {
+				return r, true
+			}
+		}
+	}
+	if c, ok := confusableLower[r]; ok {
+		return rune(c), true
+	}
+	return r, true
+}
+
+// derive builds the leet and compact views from the main view.
+func (n *normalizer) derive() {
+	b := n.main.b
+	n.leetOK = false
+	for i, c := range b {
+		l := c
+		if m := leetMap[c]; m != 0 {
+			// Symbols only count inside a word, so "$5" and "hi!" stay.
+			if c >= '0' && c <= '9' || (i > 0 && isAlnum(b[i-1])) && i+1 < len(b) && isAlnum(b[i+1]) {
+				l = m
+				n.leetOK = true
+			}
+		}
+		n.leet = append(n.leet, l)
+	}
+	for i := 0; i < len(n.leet); {
+		c := n.leet[i]
+		if c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				n.compact.add(c, int(n.main.start[i]), int(n.main.end[i]))
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(n.leet[i:])
+		if unicode.IsLetter(r) {
+			for k := i; k < i+size; k++ {
+				n.compact.add(n.leet[k], int(n.main.start[k]), int(n.main.end[k]))
+			}
+		}
+		i += size
+	}
+}
+
+func isAlnum(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
+}
+
+var leetMap = [256]byte{
+	'0': 'o', '1': 'i', '3': 'e', '4': 'a', '5': 's', '7': 't', '8': 'b',
+	'@': 'a', '$': 's', '!': 'i', '|': 'l', '+': 't',
+}
+
+// isSpaceLike reports runes that render as blank space: every Zs, and the
+// blank-looking letters and symbols used to fake spaces.
+func isSpaceLike(r rune) bool {
+	switch r {
+	case 0x1680, 0x2800, 0x3164, 0xFFA0, 0x115F, 0x1160:
+		return true
+	}
+	return unicode.Is(unicode.Zs, r)
+}
+
+// isDefaultIgnorable reports the Default_Ignorable_Code_Point set of
+// Unicode's DerivedCoreProperties (the space-like fillers are handled
+// before this).
+func isDefaultIgnorable(r rune) bool {
+	switch {
+	case r == 0x00AD, r == 0x034F, r == 0x061C, r == 0x115F, r == 0x1160,
+		r == 0x17B4, r == 0x17B5, r == 0x3164, r == 0xFEFF, r == 0xFFA0:
+		return true
+	case 0x180B <= r && r <= 0x180F,
+		0x200B <= r && r <= 0x200F,
+		0x202A <= r && r <= 0x202E,
+		0x2060 <= r && r <= 0x206F,
+		0xFE00 <= r && r <= 0xFE0F,
+		0xFFF0 <= r && r <= 0xFFF8,
+		0x1BCA0 <= r && r <= 0x1BCA3,
+		0x1D173 <= r && r <= 0x1D17A,
+		0xE0000 <= r && r <= 0xE0FFF:
+		return true
+	}
+	return false
+}
+
+// isBidiControl reports the embedding, override and isolate controls that
+// reorder displayed text ("Trojan Source"); the plain marks LRM, RLM and
+// ALM are left alone, as right-to-left writers use them.
+func isBidiControl(r rune) bool {
+	return 0x202A <= r && r <= 0x202E || 0x2066 <= r && r <= 0x2069
+}
+
+// confusableUpper maps capital letters of other scripts that look like a
+// Latin capital to that Latin letter, in lower case. It applies before case
+// folding, because the lower case forms no longer look alike (Cyrillic Н
+// looks like H, but н does not look like h).
+var confusableUpper = map[rune]byte{
+	// Cyrillic
+	'А': 'a', 'В': 'b', 'Е': 'e', 'Ѕ': 's', 'І': 'i', 'Ј': 'j', 'К': 'k', 'М': 'm',
+	'Н': 'h', 'О': 'o', 'Р': 'p', 'С': 'c', 'Т': 't', 'У': 'y', 'Х': 'x', 'Ү': 'y',
+	'Ԛ': 'q', 'Ԝ': 'w', 'Һ': 'h', 'Ӏ': 'i', 'Ԁ': 'd', 'Ԍ': 'g',
+	// Greek
+	'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'i', 'Κ': 'k', 'Μ': 'm',
+	'Ν': 'n', 'Ο': 'o', 'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x', 'Ϲ': 'c', 'Ϳ': 'j',
+	// Armenian
+	'Օ': 'o', 'Ս': 'u', 'Տ': 's', 'Լ': 'l', 'Ց': 'g', 'Զ': 'z',
+	// Cherokee and Latin look-alikes NFKC keeps
+	'Ꭺ': 'a', 'Ᏼ': 'b', 'Ꮯ': 'c', 'Ꭼ': 'e', 'Ꮋ': 'h', 'Ꮃ': 'w', 'Ꮪ': 's', 'Ꭲ': 't',
+	'Ɪ': 'i', 'Ʋ': 'v',
+}
+
+// confusableLower maps lower-case letters of other scripts, and Latin
+// variants NFKC leaves alone, to the Latin letter they look like.
+var confusableLower = map[rune]byte{
+	// Cyrillic
+	'а': 'a', 'в': 'b', 'е': 'e', 'ѕ': 's', 'і': 'i', 'ј': 'j', 'к': 'k', 'м': 'm',
+	'н': 'h', 'о': 'o', 'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'ү': 'y',
+	'ԛ': 'q', 'ԝ': 'w', 'һ': 'h', 'ӏ': 'l', 'ԁ': 'd', 'ɡ': 'g', 'ь': 'b', 'ԍ': 'g',
+	'п': 'n', 'г': 'r', 'ѵ': 'v', 'ә': 'e', 'ӡ': 'z',
+	// Greek
+	'α': 'a', 'β': 'b', 'γ': 'y', 'ε': 'e', 'ζ': 'z', 'η': 'n', 'ι': 'i', 'κ': 'k',
+	'μ': 'u', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'σ': 'o', 'τ': 't', 'υ': 'u', 'χ': 'x',
+	'ω': 'w', 'ϲ': 'c', 'ϳ': 'j', 'ς': 'c',
+	// Armenian
+	'ա': 'w', 'բ': 'p', 'գ': 'q', 'զ': 'q', 'հ': 'h', 'ո': 'n', 'ս': 'u', 'ց': 'g',
+	'ք': 'p', 'օ': 'o', 'յ': 'j', 'ւ': 'l', 'ռ': 'n',
+	// Latin letters NFKC keeps
+	'ı': 'i', 'ȷ': 'j', 'ɑ': 'a', 'ɩ': 'i', 'ɪ': 'i', 'ʏ': 'y', 'ʋ': 'v', 'ɒ': 'a',
+	'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e', 'ғ': 'f', 'ɢ': 'g', 'ʜ': 'h',
+	'ᴊ': 'j', 'ᴋ': 'k', 'ʟ': 'l', 'ᴍ': 'm', 'ɴ': 'n', 'ᴏ': 'o', 'ᴘ': 'p', 'ʀ': 'r',
+	'ꜱ': 's', 'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ᴢ': 'z', 'ſ': 's', 'ꞵ': 'b',
+	'ꮪ': 's', 'ꭺ': 'a', 'ꭼ': 'e', 'ꮃ': 'w', 'ꮋ': 'h', 'ꭲ': 't',
+}
+
+// foldPattern folds the non-ASCII runes of a regular expression or keyword
+// as the main view folds text, so that patterns in other scripts match
+// their folded text. ASCII is left alone: it holds the regexp syntax, and
+// patterns are written in lower case.
+func foldPattern(p string) string {
+	out := make([]byte, 0, len(p))
+	for _, r := range p {
+		if r < utf8.RuneSelf {
+			out = append(out, byte(r))
+			continue
+		}
+		if r == 'ß' {
+			out = append(out, "ss"...)
+			continue
+		}
+		if f, ok := foldRune(r); ok {
+			out = utf8.AppendRune(out, f)
+		}
+	}
+	return string(out)
+}
+
+// Normalized is the text the injection detectors match, exposed for custom
+// detectors and tests. Text is the main view: NFKC, space look-alikes made
+// spaces, default-ignorable code points removed, case folded, confusable
+// letters folded to Latin, combining marks removed, whitespace runs
+// collapsed to one space (or one newline when they held a line break).
+type Normalized struct {
+	// Text is the main view.
+	Text string
+	// Compact holds only the letters of Text after leetspeak folding, for
+	// spaced and dotted obfuscation such as "i.g.n.o.r.e".
+	Compact string
+	// Tags holds the ASCII decoded from Unicode tag characters, "" if
+	// there are none.
+	Tags string
+
+	main, compact view
+}
+
+// Normalize returns the normalized views of s. Detectors inside the guard
+// use pooled buffers; Normalize allocates its result.
+func Normalize(s string) *Normalized {
+	var n normalizer
+	n.normalize(s)
+	out := &Normalized{
+		Text:    string(n.main.b),
+		Compact: string(n.compact.b),
+		main:    view{start: n.main.start, end: n.main.end},
+		compact: view{start: n.compact.start, end: n.compact.end},
+	}
+	for _, t := range n.tags {
+		out.Tags += string(t.text)
+	}
+	return out
+}
+
+// Span maps the byte span [i, j) of Text back to the span of the original
+// string it came from. It panics if the span is outside Text.
+func (n *Normalized) Span(i, j int) (start, end int) {
+	return n.main.orig(i, j)
+}
+
+// CompactSpan is Span for Compact.
+func (n *Normalized) CompactSpan(i, j int) (start, end int) {
+	return n.compact.orig(i, j)
+}
