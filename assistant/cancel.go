@@ -3,10 +3,13 @@ package assistant
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/store"
 )
 
 // Causes of a stopped turn.
@@ -56,22 +59,36 @@ func (t *turn) announceStop() {
 	}
 }
 
-// watch polls the thread until done closes, stopping the turn when a cancel
-// is requested or a newer message arrives, from any instance.
+// watch runs beside the turn until done closes. It polls the thread,
+// stopping the turn when a cancel is requested or a newer message arrives
+// from any instance, and checkpoints the partial reply as a heartbeat, so a
+// turn whose process dies is found by SweepInterrupted with what it had.
 func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
-	every := t.e.cfg.CancelPollInterval
-	if every < 0 {
+	poll, beat := t.e.cfg.CancelPollInterval, t.e.cfg.HeartbeatInterval
+	every := beat
+	if poll > 0 && (every <= 0 || poll < every) {
+		every = poll
+	}
+	if every <= 0 {
 		return
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	lastBeat := time.Now()
 	for {
 		select {
 		case <-done:
 			return
 		case <-t.stopCtx.Done():
 			return
-		case <-tick.C:
+		case now := <-tick.C:
+			if beat > 0 && now.Sub(lastBeat) >= beat {
+				t.checkpoint(ctx)
+				lastBeat = now
+			}
+			if poll <= 0 {
+				continue
+			}
 			th, err := t.e.cfg.Store.GetThread(ctx, t.thread.ID)
 			switch {
 			case err != nil:
@@ -87,6 +104,33 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 			}
 		}
 	}
+}
+
+// checkpoint writes the reply so far, still streaming: the heartbeat.
+func (t *turn) checkpoint(ctx context.Context) {
+	t.mu.Lock()
+	m := t.reply
+	m.Blocks = slices.Clone(t.stored)
+	if t.prose.Len() > 0 {
+		m.Blocks = blocks.Absorb(m.Blocks, blocks.Block{Kind: blocks.Markdown, Content: t.prose.String()})
+	}
+	t.mu.Unlock()
+	m.Status, m.UpdatedAt = store.StatusStreaming, t.e.cfg.Now()
+	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && ctx.Err() == nil {
+		t.e.cfg.Logger.Warn("assistant: heartbeat", "thread", t.thread.ID, "err", err)
+	}
+}
+
+// SweepInterrupted marks the replies of turns whose worker died — no
+// heartbeat for three HeartbeatIntervals — as interrupted, keeping their
+// partial blocks, and returns how many. Run it periodically (every minute
+// or so) from one or more instances; it is idempotent.
+func (e *Engine) SweepInterrupted(ctx context.Context) (int, error) {
+	n, err := e.cfg.Store.InterruptStale(ctx, e.cfg.Now().Add(-3*e.cfg.HeartbeatInterval))
+	if err != nil {
+		return 0, wrap(CodeInternal, "sweep interrupted", err)
+	}
+	return n, nil
 }
 
 // liveTurns indexes this process's running turns by thread, the fast path

@@ -182,3 +182,36 @@ func TestCancelNeedsTheOwner(t *testing.T) {
 		t.Error("a refused cancel set the flag")
 	}
 }
+
+func TestHeartbeatKeepsLiveTurnsAndSweepInterruptsDeadOnes(t *testing.T) {
+	h := newHarness(t, fake.New(slowTurn()), func(c *assistant.Config) { c.HeartbeatInterval = 30 * time.Millisecond })
+	// A turn whose process died: a placeholder nobody updates any more.
+	dead, _, err := newHarnessThread(t, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadReply := h.messages(t, dead)[1]
+	deadReply.Status, deadReply.UpdatedAt = store.StatusStreaming, time.Now().Add(-time.Hour)
+	deadReply.Blocks = []blocks.Block{{Kind: blocks.Markdown, Content: "half an answer"}}
+	if err := h.store.UpdateMessage(context.Background(), &deadReply); err != nil {
+		t.Fatal(err)
+	}
+
+	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "a long one"})
+	time.Sleep(150 * time.Millisecond)
+	live, _ := h.store.GetMessage(context.Background(), meta.MessageID)
+	if live.Status != store.StatusStreaming || len(live.Blocks) == 0 || !strings.HasPrefix(live.Blocks[0].Content, "first ") {
+		t.Errorf("mid-turn the stored reply is %s %+v, want the partial text checkpointed", live.Status, live.Blocks)
+	}
+	n, err := h.eng.SweepInterrupted(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("SweepInterrupted = %d, %v; want the one dead turn", n, err)
+	}
+	if m, _ := h.store.GetMessage(context.Background(), deadReply.ID); m.Status != store.StatusInterrupted || m.Blocks[0].Content != "half an answer" {
+		t.Errorf("dead turn: %s %+v, want interrupted with its partial blocks", m.Status, m.Blocks)
+	}
+	<-rest
+	if m := h.waitStatus(t, meta.MessageID); m.Status != store.StatusComplete {
+		t.Errorf("the live turn ended %s, want complete: the sweep must not touch it", m.Status)
+	}
+}

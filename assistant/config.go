@@ -54,6 +54,10 @@ type Config struct {
 	// notice a cancel request or a newer message from another instance
 	// (default 250ms; negative: never, leaving only this process's fast path).
 	CancelPollInterval time.Duration
+	// HeartbeatInterval is how often a running turn checkpoints its partial
+	// reply (default 5s); Engine.SweepInterrupted treats a reply silent for
+	// three intervals as interrupted.
+	HeartbeatInterval time.Duration
 	// DrainTimeout bounds how long a stopped turn keeps reading the model's
 	// stream, unseen, for its final usage (default 5s).
 	DrainTimeout time.Duration
@@ -94,6 +98,7 @@ const (
 	DefaultTurnTimeout         = 5 * time.Minute
 	DefaultCancelPollInterval  = 250 * time.Millisecond
 	DefaultDrainTimeout        = 5 * time.Second
+	DefaultHeartbeatInterval   = 5 * time.Second
 	DefaultMaxMessageBytes     = 32 << 10
 	DefaultMaxPageContextBytes = 4 << 10
 	DefaultAssistantName       = "Assistant"
@@ -144,6 +149,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.CancelPollInterval == 0 {
 		c.CancelPollInterval = DefaultCancelPollInterval
+	}
+	if c.HeartbeatInterval <= 0 {
+		c.HeartbeatInterval = DefaultHeartbeatInterval
 	}
 	if c.DrainTimeout <= 0 {
 		c.DrainTimeout = DefaultDrainTimeout

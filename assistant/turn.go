@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley"
@@ -44,6 +45,7 @@ type turn struct {
 	input    guard.Result // the input guard's verdict on the message
 	hold     *quota.Hold  // the open quota reservation, until settled or released
 
+	mu        sync.Mutex         // guards stored and prose against the heartbeat's reads
 	emitRaw   func(blocks.Block) // the consumer, for blocks that are not stored
 	announced bool               // the stop's error block was sent ahead of the write
 
@@ -198,6 +200,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.input, nil)
 	record := func(b blocks.Block) {
+		t.mu.Lock()
 		if b.Kind == blocks.Markdown {
 			// Chunks are joined once per run, not re-copied per chunk.
 			t.prose.WriteString(b.Content)
@@ -205,6 +208,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 			t.absorbProse()
 			t.stored = blocks.Absorb(t.stored, b)
 		}
+		t.mu.Unlock()
 		emit(b)
 	}
 	if w, ok := inputWarning(t.input); ok {
@@ -257,8 +261,10 @@ func (t *turn) persist(ctx context.Context) {
 	defer cancel()
 	t.settle(ctx)
 	m := &t.reply
+	t.mu.Lock()
 	t.absorbProse()
 	m.Blocks = t.stored
+	t.mu.Unlock()
 	m.InputTokens, m.OutputTokens = t.usage.InputTokens, t.usage.OutputTokens
 	m.Status = store.StatusComplete
 	if t.err != nil {

@@ -155,6 +155,11 @@ type Messages interface {
 	// ListMessages returns the thread's messages in Seq order. An unknown
 	// thread returns ErrNotFound.
 	ListMessages(ctx context.Context, threadID string) ([]Message, error)
+	// InterruptStale sets StatusInterrupted, and UpdatedAt to now, on every
+	// StatusStreaming message whose UpdatedAt is before updatedBefore: the
+	// placeholders of turns whose worker died. Their blocks are kept. It
+	// returns how many it changed and is safe to run from many processes.
+	InterruptStale(ctx context.Context, updatedBefore time.Time) (int, error)
 }
 
 // AuditEvent is one security-relevant fact: a guard finding, a tool call, a

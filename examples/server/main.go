@@ -14,6 +14,8 @@
 //	PARLEY_DATABASE_PATH the SQLite file (default parley.db; "" keeps everything in memory)
 //	PARLEY_DATABASE_URL  postgres://user:pass@host/db switches to PostgreSQL
 //	PARLEY_RETENTION_DAYS delete threads idle for longer (default -1: keep forever)
+//	PARLEY_HEARTBEAT     how often a running turn checkpoints (default 5s); a reply
+//	                     silent for three is marked interrupted by the sweeper
 //	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
 //	                     system default token limits per user (unset: unlimited)
 //
@@ -73,6 +75,7 @@ func run(log *slog.Logger) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go sweepHolds(ctx, h.ledger, log)
+	go sweepInterrupted(ctx, eng, log)
 	go sweepRetention(ctx, h.store, set.RetentionDays, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
@@ -94,9 +97,10 @@ func run(log *slog.Logger) error {
 type settings struct {
 	LLMBaseURL, LLMAPIKey, LLMModel string
 	DemoDelay                       time.Duration
-	Quota                           quota.Limits // system defaults
-	DatabasePath, DatabaseURL       string       // SQLite file; PostgreSQL URL (wins); neither: memory
-	RetentionDays                   int          // < 0: keep threads forever
+	Quota                           quota.Limits  // system defaults
+	DatabasePath, DatabaseURL       string        // SQLite file; PostgreSQL URL (wins); neither: memory
+	Heartbeat                       time.Duration // 0: the Engine's default
+	RetentionDays                   int           // < 0: keep threads forever
 }
 
 func settingsFromEnv() (settings, error) {
@@ -111,6 +115,13 @@ func settingsFromEnv() (settings, error) {
 	}
 	if v, ok := os.LookupEnv("PARLEY_DATABASE_PATH"); ok {
 		s.DatabasePath = v
+	}
+	if v := os.Getenv("PARLEY_HEARTBEAT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return s, fmt.Errorf("PARLEY_HEARTBEAT=%q: want a duration such as 5s", v)
+		}
+		s.Heartbeat = d
 	}
 	if v := os.Getenv("PARLEY_RETENTION_DAYS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -163,6 +174,25 @@ type app struct {
 	close  func() error // releases the database
 }
 
+// sweepInterrupted marks replies whose turn died with a previous process
+// as interrupted, at start and then every minute, until ctx ends.
+func sweepInterrupted(ctx context.Context, eng *assistant.Engine, log *slog.Logger) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		if n, err := eng.SweepInterrupted(ctx); err != nil {
+			log.Error("interrupted-turn sweep", "err", err)
+		} else if n > 0 {
+			log.Info("marked the replies of dead turns interrupted", "messages", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
 // sweepHolds voids quota holds left by turns that died (a crashed worker)
 // once a minute, until ctx ends.
 func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
@@ -204,10 +234,11 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	eng, err := assistant.New(assistant.Config{
-		Ledger:   ledger,
-		Provider: model,
-		Store:    st,
-		Tools:    reg,
+		Ledger:            ledger,
+		HeartbeatInterval: s.Heartbeat,
+		Provider:          model,
+		Store:             st,
+		Tools:             reg,
 		Authorizer: assistant.RoleAuthorizer{
 			Tools: map[string][]string{"user": {"category:notes", "category:general"}, "staff": {"*"}},
 			Staff: []string{"staff"},

@@ -361,3 +361,23 @@ func cloneBlocks(bs []blocks.Block) []blocks.Block {
 	}
 	return out
 }
+
+// InterruptStale implements store.Messages.
+func (s *Store) InterruptStale(ctx context.Context, updatedBefore time.Time) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n, at := 0, now()
+	for _, th := range s.threads {
+		for i := range th.msgs {
+			m := &th.msgs[i]
+			if m.Status == store.StatusStreaming && m.UpdatedAt.Before(updatedBefore) {
+				m.Status, m.UpdatedAt = store.StatusInterrupted, at
+				n++
+			}
+		}
+	}
+	return n, nil
+}

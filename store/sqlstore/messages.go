@@ -1,6 +1,8 @@
 package sqlstore
 
 import (
+	"time"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -207,4 +209,25 @@ func (s *Store) ListMessages(ctx context.Context, threadID string) ([]store.Mess
 		}
 	}
 	return out, nil
+}
+
+// InterruptStale implements store.Messages.
+func (s *Store) InterruptStale(ctx context.Context, updatedBefore time.Time) (int, error) {
+	const op = "interrupt stale"
+	if err := ctx.Err(); err != nil {
+		return 0, fail(ctx, op, err)
+	}
+	a := s.args(4).add(string(store.StatusInterrupted)).time(s.clock()).add(string(store.StatusStreaming)).time(updatedBefore)
+	if a.err != nil {
+		return 0, invalid(op, "%v", a.err)
+	}
+	res, err := s.exec(ctx, `UPDATE parley_messages SET status = ?, updated_at = ? WHERE status = ? AND updated_at < ?`, a.a...)
+	if err != nil {
+		return 0, fail(ctx, op, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fail(ctx, op, err)
+	}
+	return int(n), nil
 }

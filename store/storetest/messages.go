@@ -25,6 +25,7 @@ var messageCases = []testCase{
 	{"GetUnknownMessageIsNotFound", testGetUnknownMessage},
 	{"ListMessagesOfEmptyThreadIsEmpty", testListEmpty},
 	{"BlocksRoundTripEveryField", testBlocksRoundTrip},
+	{"InterruptStaleMarksOnlyOldStreamingPlaceholders", testInterruptStale},
 }
 
 func testAppendRoundTrip(t *testing.T, s store.Store) {
@@ -334,5 +335,37 @@ func testBlocksRoundTrip(t *testing.T, s store.Store) {
 	must(t, s.UpdateMessage(t.Context(), a), "UpdateMessage")
 	if d := diffBlocks(getMessage(t, s, a.ID).Blocks, append(sampleBlocks(), sampleBlocks()...)); d != "" {
 		t.Errorf("assistant Blocks after UpdateMessage: %s", d)
+	}
+}
+
+func testInterruptStale(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	_, stale := appendTurn(t, s, th.ID, "old")
+	stale.Status, stale.Blocks, stale.UpdatedAt = store.StatusStreaming, sampleBlocks(), at(10)
+	must(t, s.UpdateMessage(t.Context(), &stale), "UpdateMessage")
+	_, fresh := appendTurn(t, s, th.ID, "new")
+	fresh.Status, fresh.UpdatedAt = store.StatusStreaming, at(30)
+	must(t, s.UpdateMessage(t.Context(), &fresh), "UpdateMessage")
+	_, done := appendTurn(t, s, th.ID, "done")
+	done.Status, done.UpdatedAt = store.StatusComplete, at(5)
+	must(t, s.UpdateMessage(t.Context(), &done), "UpdateMessage")
+
+	n, err := s.InterruptStale(t.Context(), at(20))
+	must(t, err, "InterruptStale")
+	if n != 1 {
+		t.Errorf("InterruptStale changed %d messages, want 1", n)
+	}
+	got := getMessage(t, s, stale.ID)
+	if got.Status != store.StatusInterrupted || diffBlocks(got.Blocks, stale.Blocks) != "" {
+		t.Errorf("stale placeholder: status %s, blocks kept=%v; want interrupted with its partial blocks", got.Status, diffBlocks(got.Blocks, stale.Blocks) == "")
+	}
+	if got := getMessage(t, s, fresh.ID).Status; got != store.StatusStreaming {
+		t.Errorf("a recently updated placeholder became %s, want streaming", got)
+	}
+	if got := getMessage(t, s, done.ID).Status; got != store.StatusComplete {
+		t.Errorf("a complete message became %s", got)
+	}
+	if n, _ := s.InterruptStale(t.Context(), at(20)); n != 0 {
+		t.Errorf("a second sweep changed %d messages, want 0", n)
 	}
 }

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/blocks"
+)
+
+// startServer runs the example server binary on a free loopback port and
+// returns its base URL and process.
+func startServer(t *testing.T, bin, db string) (string, *exec.Cmd) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "PARLEY_ADDR="+addr, "PARLEY_DATABASE_PATH="+db, "PARLEY_HEARTBEAT=100ms",
+		"PARLEY_LLM_BASE_URL=", "PARLEY_DATABASE_URL=")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	base := "http://" + addr
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if resp, err := http.Get(base + "/"); err == nil {
+			resp.Body.Close()
+			return base, cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not start")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestKilledServerLeavesAnInterruptedReplyWithItsPartialText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	dir := t.TempDir()
+	bin, db := filepath.Join(dir, "server"), filepath.Join(dir, "parley.db")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	base, cmd := startServer(t, bin, db)
+
+	// The demo model streams its small talk word by word for about 2s.
+	req, _ := http.NewRequest("POST", base+"/api/chat/stream", strings.NewReader(`{"message":"hello there"}`))
+	req.Header.Set("X-Demo-User", "alice")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	var threadID string
+	words := 0
+	for lines.Scan() && words < 2 {
+		b, err := blocks.ParseNDJSON(lines.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Kind == blocks.Meta && threadID == "" {
+			threadID = b.Meta.ThreadID
+		}
+		if b.Kind == blocks.Markdown {
+			words++
+		}
+	}
+	time.Sleep(250 * time.Millisecond) // at least one heartbeat with text
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	resp.Body.Close()
+	time.Sleep(400 * time.Millisecond) // older than three heartbeats
+
+	base, _ = startServer(t, bin, db)
+	var got struct {
+		Messages []struct {
+			Role   string         `json:"role"`
+			Status string         `json:"status"`
+			Blocks []blocks.Block `json:"blocks"`
+		} `json:"messages"`
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		r, _ := http.NewRequest("GET", base+"/api/chat/threads/"+threadID, nil)
+		r.Header.Set("X-Demo-User", "alice")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if err == nil && len(got.Messages) == 2 && got.Messages[1].Status != "streaming" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the restart the reply is still %+v", got.Messages)
+		}
+	}
+	reply := got.Messages[1]
+	if reply.Status != "interrupted" || len(reply.Blocks) == 0 || !strings.HasPrefix(reply.Blocks[0].Content, "Hello!") {
+		t.Errorf("reply after the crash: %s %+v, want interrupted with the partial answer", reply.Status, reply.Blocks)
+	}
+}
