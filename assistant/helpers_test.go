@@ -28,7 +28,11 @@ type harness struct {
 	eng   *assistant.Engine
 	store *memstore.Store
 	runs  map[string]*atomic.Int64 // tool name -> executions
+	tools tools.Registry
 }
+
+// registry returns the harness's counting tools, for Engines built by hand.
+func (h *harness) registry() tools.Registry { return h.tools }
 
 type cityArgs struct {
 	City string `json:"city"`
@@ -68,6 +72,7 @@ func newHarness(t *testing.T, p providers.Provider, mod ...func(*assistant.Confi
 	if err != nil {
 		t.Fatal(err)
 	}
+	h.tools = reg
 	cfg := assistant.Config{
 		Provider: p,
 		Store:    h.store,

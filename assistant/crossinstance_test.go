@@ -1,0 +1,130 @@
+package assistant_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/sqltest"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/sqlstore"
+)
+
+// instances returns two Engines, as two app instances would run them: each
+// with its own *sql.DB pool and Store over the same PostgreSQL schema.
+func instances(t *testing.T, p providers.Provider) (a, b *assistant.Engine, sa, sb *sqlstore.Store) {
+	t.Helper()
+	dsn := sqltest.PostgresDSN(t) // skips without PARLEY_TEST_POSTGRES_DSN
+	mk := func() (*assistant.Engine, *sqlstore.Store) {
+		st, err := sqlstore.New(sqltest.OpenPostgres(t, dsn), sqlstore.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Migrate(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		eng, err := assistant.New(assistant.Config{
+			Provider: p, Store: st, Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
+			Tools: newHarness(t, fake.New()).registry(), CancelPollInterval: 50 * time.Millisecond,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng, st
+	}
+	a, sa = mk()
+	b, sb = mk()
+	return a, b, sa, sb
+}
+
+func TestPostgresCancelOnOneInstanceStopsTheTurnOnTheOther(t *testing.T) {
+	a, b, sa, _ := instances(t, fake.New(slowTurn()))
+	meta, rest := startTurn(t, a, assistant.Request{Message: "x"})
+	start := time.Now()
+	if err := b.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
+		t.Fatal(err)
+	}
+	bs := <-rest
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("stopped %v after the other instance's Cancel, want < 1s", d)
+	}
+	if last := bs[len(bs)-1]; last.ErrorCode != string(assistant.CodeCancelled) {
+		t.Errorf("last block %+v, want cancelled", last)
+	}
+	if err := a.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sa.GetMessage(context.Background(), meta.MessageID)
+	if err != nil || m.Status != store.StatusCancelled || len(m.Blocks) == 0 {
+		t.Errorf("stored on PostgreSQL: %s %+v (%v), want cancelled with the partial text", m.Status, m.Blocks, err)
+	}
+}
+
+func TestPostgresAThreadWrittenOnOneInstanceReadsBackIdenticallyOnTheOther(t *testing.T) {
+	p := fake.New(
+		fake.Turn{fake.Text("Let me check."), fake.CallTool("c1", "get_weather", `{"city":"Oslo"}`), fake.Usage(10, 5)},
+		fake.Turn{fake.Text("It is **sunny**.\n\n```go\nfmt.Println(\"Oslo\")\n```\n"), fake.Usage(20, 9)},
+	)
+	a, b, _, _ := instances(t, p)
+	var streamed []blocks.Block
+	for bl := range a.Stream(context.Background(), alice, assistant.Request{Message: "Weather in Oslo?"}) {
+		streamed = append(streamed, bl)
+	}
+	id := streamed[0].Meta.ThreadID
+	_, onA, err := a.Thread(context.Background(), alice, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, onB, err := b.Thread(context.Background(), alice, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja, _ := json.Marshal(onA)
+	jb, _ := json.Marshal(onB)
+	if string(ja) != string(jb) || len(onB) != 2 {
+		t.Fatalf("the instances read the thread differently:\nA %s\nB %s", ja, jb)
+	}
+	var want []blocks.Block
+	for _, bl := range streamed {
+		want = blocks.Absorb(want, bl)
+	}
+	if !blocksEqual(onB[1].Blocks, want) {
+		t.Errorf("B's blocks differ from what streamed on A:\n got %+v\nwant %+v", onB[1].Blocks, want)
+	}
+	var mm []providers.Message
+	if err := json.Unmarshal(onB[1].ModelMessages, &mm); err != nil || len(mm) != 3 || mm[0].ToolCalls[0].ID != "c1" || mm[1].Role != providers.Tool {
+		t.Errorf("model messages on B = %+v (%v), want call, result, answer in order", mm, err)
+	}
+}
+
+func TestPostgresANewerMessageOnOneInstanceSupersedesTheTurnOnTheOther(t *testing.T) {
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Func(func(_ context.Context, req *providers.Request) fake.Turn {
+		if req.Messages[len(req.Messages)-1].Content == "first question" {
+			return slowTurn()
+		}
+		return fake.Turn{fake.Text("the new answer")}
+	})})
+	a, b, sa, _ := instances(t, p)
+	meta, rest := startTurn(t, a, assistant.Request{Message: "first question"})
+	reply, err := assistant.Collect(b.Stream(context.Background(), alice, assistant.Request{ThreadID: meta.ThreadID, Message: "instead"}))
+	if err != nil || reply.Text != "the new answer" {
+		t.Fatalf("newer turn on B: %q %v", reply.Text, err)
+	}
+	bs := <-rest
+	if last := bs[len(bs)-1]; last.ErrorCode != string(assistant.CodeCancelled) {
+		t.Errorf("the turn on A ended with %+v, want it superseded", last)
+	}
+	if err := a.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := sa.ListMessages(context.Background(), meta.ThreadID)
+	if len(msgs) != 4 || msgs[1].Status != store.StatusCancelled || msgs[3].Status != store.StatusComplete {
+		t.Errorf("statuses %v, want A's reply cancelled and B's complete", statuses(msgs))
+	}
+}
