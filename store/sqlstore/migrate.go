@@ -111,7 +111,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 	err = s.write(ctx, func(q querier) error {
 		if s.dialect == Postgres {
 			if _, err := q.ExecContext(ctx,
-				`SELECT pg_advisory_xact_lock(hashtextextended('parley_schema_migrations:store:' || COALESCE(current_schema(), ''), 0))`); err != nil {
+				`SELECT pg_advisory_xact_lock(hashtextextended('parley_schema_migrations:' || COALESCE(current_schema(), ''), 0))`); err != nil {
 				return err
 			}
 		}

@@ -1,0 +1,81 @@
+package sqlquota
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors of the SQL ledger itself; the quota package's sentinels are
+// returned for the conditions quota documents.
+var (
+	// ErrSchemaTooNew: the database was migrated by a newer version of
+	// Parley than this one. Migrate refuses to touch it.
+	ErrSchemaTooNew = errors.New("sqlquota: schema too new")
+	// ErrNotMigrated: the ledger's tables do not exist; call Migrate first.
+	ErrNotMigrated = errors.New("sqlquota: database schema not migrated (call (*Ledger).Migrate)")
+)
+
+// fail wraps a database error for op, with the context's error when the
+// context ended and with ErrNotMigrated when the tables are missing, so
+// callers can test both with errors.Is. The driver's error stays in the
+// chain. Errors that already carry a quota sentinel pass through wrapped.
+func fail(ctx context.Context, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("sqlquota: %s: %w: %w", op, cerr, err)
+	}
+	if notMigrated(err) {
+		return fmt.Errorf("sqlquota: %s: %w: %w", op, ErrNotMigrated, err)
+	}
+	return fmt.Errorf("sqlquota: %s: %w", op, err)
+}
+
+// The methods by which drivers expose an error's code, found with errors.As
+// so that this package imports no driver: pgconn.PgError (and lib/pq) have
+// SQLState, modernc.org/sqlite's Error has Code.
+type sqlStater interface {
+	error
+	SQLState() string
+}
+
+func sqlState(err error) string {
+	if se, ok := errors.AsType[sqlStater](err); ok {
+		return se.SQLState()
+	}
+	return ""
+}
+
+// retryable reports whether PostgreSQL aborted a transaction that may
+// simply be run again: a deadlock victim or a serialization failure.
+func retryable(err error) bool {
+	switch sqlState(err) {
+	case "40001", // serialization_failure
+		"40P01": // deadlock_detected
+		return true
+	}
+	return false
+}
+
+// createRace reports whether a CREATE ... IF NOT EXISTS lost a race with
+// another transaction creating the same object (PostgreSQL checks the
+// catalog before it locks it): running the migration again finds it.
+func createRace(err error) bool {
+	switch sqlState(err) {
+	case "23505", // unique_violation in pg_type or pg_class
+		"42P07": // duplicate_table
+		return true
+	}
+	return false
+}
+
+func notMigrated(err error) bool {
+	if sqlState(err) == "42P01" { // undefined_table
+		return true
+	}
+	// SQLite reports a missing table as a plain SQLITE_ERROR.
+	return strings.Contains(err.Error(), "no such table: parley_")
+}

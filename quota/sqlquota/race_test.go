@@ -1,0 +1,5 @@
+//go:build race
+
+package sqlquota_test
+
+const raceEnabled = true
