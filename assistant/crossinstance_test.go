@@ -3,6 +3,8 @@ package assistant_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/quota/sqlquota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlstore"
 )
@@ -126,5 +130,63 @@ func TestPostgresANewerMessageOnOneInstanceSupersedesTheTurnOnTheOther(t *testin
 	msgs, _ := sa.ListMessages(context.Background(), meta.ThreadID)
 	if len(msgs) != 4 || msgs[1].Status != store.StatusCancelled || msgs[3].Status != store.StatusComplete {
 		t.Errorf("statuses %v, want A's reply cancelled and B's complete", statuses(msgs))
+	}
+}
+
+func TestPostgres64TurnsAcrossTwoInstancesKeepQuotaExact(t *testing.T) {
+	dsn := sqltest.PostgresDSN(t)
+	const limit, actual = 12_000, 900 // each turn reserves more than it uses
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Text("ok"), fake.Usage(800, 100)})
+	var engines []*assistant.Engine
+	var ledger quota.Ledger
+	for range 2 {
+		db := sqltest.OpenPostgres(t, dsn)
+		st, err := sqlstore.New(db, sqlstore.Options{})
+		if err == nil {
+			err = st.Migrate(t.Context())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := sqlquota.New(db, quota.Policy{Defaults: quota.Limits{Daily: quota.Limit(limit)}}, sqlquota.Options{})
+		if err == nil {
+			err = l.Migrate(t.Context())
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng, err := assistant.New(assistant.Config{Provider: p, Store: st, Ledger: l, Authorizer: assistant.RoleAuthorizer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		engines, ledger = append(engines, eng), l
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	admitted, refused := 0, 0
+	for i := range 64 {
+		wg.Go(func() {
+			_, err := assistant.Collect(engines[i%2].Stream(context.Background(), alice, assistant.Request{Message: "hi"}))
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				admitted++
+			case errors.Is(err, assistant.ErrQuotaExceeded):
+				refused++
+			default:
+				t.Errorf("turn failed: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	u, err := ledger.Usage(context.Background(), "alice", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Daily.Used != int64(admitted*actual) || u.Daily.Used > limit || u.Daily.Held != 0 || admitted == 0 || refused == 0 {
+		t.Errorf("admitted %d, refused %d; ledger used %d held %d: want used = admitted x %d exactly, within %d, nothing held",
+			admitted, refused, u.Daily.Used, u.Daily.Held, actual, limit)
 	}
 }

@@ -12,15 +12,20 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
 
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/quota/memquota"
+	"github.com/parleyhq/parley/quota/sqlquota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
 	"github.com/parleyhq/parley/store/sqlstore"
 )
 
-// openStore opens the store the settings name: PostgreSQL for a postgres://
-// DatabaseURL, else a SQLite file at DatabasePath, else memory. It runs the
-// migrations. The returned close func releases the database.
-func openStore(ctx context.Context, s settings, log *slog.Logger) (store.Store, func() error, error) {
+// openStore opens the store and the quota ledger the settings name:
+// PostgreSQL for a postgres:// DatabaseURL, else a SQLite file at
+// DatabasePath, else memory. It runs the migrations. The returned close func
+// releases the database.
+func openStore(ctx context.Context, s settings, log *slog.Logger) (store.Store, quota.Ledger, func() error, error) {
+	policy := quota.Policy{Defaults: s.Quota}
 	var db *sql.DB
 	var err error
 	switch {
@@ -28,26 +33,34 @@ func openStore(ctx context.Context, s settings, log *slog.Logger) (store.Store, 
 		db, err = sql.Open("pgx", s.DatabaseURL)
 		log.Info("using PostgreSQL", "host", hostOf(s.DatabaseURL))
 	case s.DatabaseURL != "":
-		return nil, nil, fmt.Errorf("PARLEY_DATABASE_URL: want a postgres:// URL")
+		return nil, nil, nil, fmt.Errorf("PARLEY_DATABASE_URL: want a postgres:// URL")
 	case s.DatabasePath != "":
 		db, err = sql.Open("sqlite", "file:"+s.DatabasePath+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 		log.Info("using SQLite", "file", s.DatabasePath)
 	default:
 		log.Info("using the in-memory store: conversations are lost on restart")
-		return memstore.New(), func() error { return nil }, nil
+		l, err := memquota.New(policy)
+		return memstore.New(), l, func() error { return nil }, err
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	st, err := sqlstore.New(db, sqlstore.Options{})
 	if err == nil {
 		err = st.Migrate(ctx)
 	}
+	var l *sqlquota.Ledger
+	if err == nil {
+		l, err = sqlquota.New(db, policy, sqlquota.Options{})
+	}
+	if err == nil {
+		err = l.Migrate(ctx)
+	}
 	if err != nil {
 		_ = db.Close()
-		return nil, nil, fmt.Errorf("database: %w", err)
+		return nil, nil, nil, fmt.Errorf("database: %w", err)
 	}
-	return st, db.Close, nil
+	return st, l, db.Close, nil
 }
 
 // hostOf names a database URL's host without its credentials, for the log.

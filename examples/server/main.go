@@ -44,7 +44,6 @@ import (
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/openai"
 	"github.com/parleyhq/parley/quota"
-	"github.com/parleyhq/parley/quota/memquota"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -225,11 +224,7 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 	} else {
 		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL for a real one")
 	}
-	ledger, err := memquota.New(quota.Policy{Defaults: s.Quota})
-	if err != nil {
-		return nil, err
-	}
-	st, closeDB, err := openStore(context.Background(), s, log)
+	st, ledger, closeDB, err := openStore(context.Background(), s, log)
 	if err != nil {
 		return nil, err
 	}
