@@ -16,9 +16,22 @@ import (
 	"github.com/parleyhq/parley/blocks"
 )
 
+// buildServer builds the example server binary into a temp dir.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the server binary")
+	}
+	bin := filepath.Join(t.TempDir(), "server")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // startServer runs the example server binary on a free loopback port and
 // returns its base URL and process.
-func startServer(t *testing.T, bin, db string) (string, *exec.Cmd) {
+func startServer(t *testing.T, bin, db string, env ...string) (string, *exec.Cmd) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -29,6 +42,7 @@ func startServer(t *testing.T, bin, db string) (string, *exec.Cmd) {
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "PARLEY_ADDR="+addr, "PARLEY_DATABASE_PATH="+db, "PARLEY_HEARTBEAT=100ms",
 		"PARLEY_LLM_BASE_URL=", "PARLEY_DATABASE_URL=")
+	cmd.Env = append(cmd.Env, env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -47,14 +61,8 @@ func startServer(t *testing.T, bin, db string) (string, *exec.Cmd) {
 }
 
 func TestKilledServerLeavesAnInterruptedReplyWithItsPartialText(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the server binary")
-	}
-	dir := t.TempDir()
-	bin, db := filepath.Join(dir, "server"), filepath.Join(dir, "parley.db")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildServer(t)
+	db := filepath.Join(t.TempDir(), "parley.db")
 	base, cmd := startServer(t, bin, db)
 
 	// The demo model streams its small talk word by word for about 2s.
