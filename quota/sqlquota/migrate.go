@@ -118,9 +118,10 @@ func (l *Ledger) Migrate(ctx context.Context) error {
 		err = l.db.writeImmediate(ctx, func(q querier) error { return l.db.migrate(ctx, q, ms) })
 		// Both components take the same advisory lock, but a database shared
 		// with an older sqlstore may still race on creating the version table.
-		if err == nil || attempt == 3 || !createRace(err) {
+		if err == nil || attempt == 5 || !createRace(err) {
 			break
 		}
+		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
 	}
 	return fail(ctx, "migrate", err)
 }

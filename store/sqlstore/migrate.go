@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The migrations, one file per version per dialect:
@@ -104,6 +105,19 @@ func (s *Store) versionTable() string {
 // A database migrated by a newer Parley is left untouched and Migrate
 // returns an error wrapping ErrSchemaTooNew.
 func (s *Store) Migrate(ctx context.Context) error {
+	for attempt := 1; ; attempt++ {
+		err := s.migrateOnce(ctx)
+		// SQLite: connections opening a fresh file at once race to switch it
+		// to WAL mode, and the loser gets SQLITE_BUSY without the busy
+		// handler. Another try finds the file settled.
+		if err == nil || attempt == 5 || !sqliteBusy(err) || ctx.Err() != nil {
+			return err
+		}
+		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
+	}
+}
+
+func (s *Store) migrateOnce(ctx context.Context) error {
 	ms, err := migrations(s.dialect)
 	if err != nil {
 		return err
