@@ -361,11 +361,16 @@ func secretAssignment(text string, i int) (rawFinding, bool) {
 }
 
 var placeholders = []string{"xxx", "***", "...", "<", ">", "${", "{{", "%s", "example", "changeme", "change_me", "your", "password",
-	"secret", "token", "redacted", "placeholder", "dummy", "null", "none", "undefined", "getenv", "environ", "process.env", "(", "[", "$"}
+	"secret", "token", "redacted", "placeholder", "dummy", "null", "none", "undefined", "getenv", "environ", "process.env", "(", "["}
 
 // secretLike reports whether v looks like a real secret value.
 func secretLike(v string, natural bool) bool {
 	if len(v) < 8 || len(v) > 200 {
+		return false
+	}
+	// A leading $ is a variable reference ($DB_PASSWORD); inside a value it
+	// is just a character, as common in real passwords as # or !.
+	if v[0] == '$' {
 		return false
 	}
 	lv := strings.ToLower(v)
