@@ -263,3 +263,36 @@ func TestWaitDrainsDetachedTurns(t *testing.T) {
 		t.Errorf("after Wait the turn is %s, want complete", m.Status)
 	}
 }
+
+// failingUpdate is a Store whose UpdateMessage fails, as a database that
+// goes away during a turn.
+type failingUpdate struct{ store.Store }
+
+func (failingUpdate) UpdateMessage(context.Context, *store.Message) error {
+	return errors.New("connection reset by peer")
+}
+
+func TestDatabaseFailingDuringTheTurnEndsWithAnErrorBlock(t *testing.T) {
+	h := newHarness(t, fake.New())
+	eng, err := assistant.New(assistant.Config{
+		Provider:   fake.New(fake.Turn{fake.Text("an answer that cannot be saved")}),
+		Authorizer: assistant.RoleAuthorizer{}, Store: failingUpdate{h.store},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed []blocks.Block
+	for b := range eng.Stream(context.Background(), alice, assistant.Request{Message: "hi"}) {
+		streamed = append(streamed, b)
+	}
+	last := streamed[len(streamed)-1]
+	if last.Kind != blocks.Error || last.ErrorCode != string(assistant.CodeInternal) || strings.Contains(last.Content, "connection reset") {
+		t.Fatalf("last block %+v, want a generic internal error: the reply was not saved", last)
+	}
+	// The placeholder is left streaming, never claimed complete; the
+	// interrupted-turn sweep settles it.
+	msgs := h.messages(t, streamed[0].Meta.ThreadID)
+	if len(msgs) != 2 || msgs[1].Status != store.StatusStreaming {
+		t.Errorf("stored %v, want the user message and an unfinished placeholder", statuses(msgs))
+	}
+}
