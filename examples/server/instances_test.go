@@ -84,3 +84,91 @@ func TestTwoServerProcessesShareOnePostgres(t *testing.T) {
 		t.Errorf("the two instances read the thread differently:\nA %s\nB %s", ra, rb)
 	}
 }
+
+func TestTwoServerProcessesKeepOneUsersQuotaExact(t *testing.T) {
+	dsn := sqltest.PostgresDSN(t)
+	bin := buildServer(t)
+	const limit = 20_000
+	env := []string{"PARLEY_DATABASE_URL=" + dsn, "PARLEY_QUOTA_DAILY=20000"}
+	a, _ := startServer(t, bin, "", env...)
+	b, _ := startServer(t, bin, "", env...)
+	type outcome struct {
+		status int
+		tokens int64
+	}
+	results := make(chan outcome, 64)
+	for i := range 64 {
+		base := a
+		if i%2 == 1 {
+			base = b
+		}
+		go func() {
+			resp := demoRequest(t, "POST", base+"/api/chat/stream", `{"message":"what time is it"}`)
+			defer resp.Body.Close()
+			o := outcome{status: resp.StatusCode}
+			lines := bufio.NewScanner(resp.Body)
+			for lines.Scan() {
+				if bl, err := blocks.ParseNDJSON(lines.Bytes()); err == nil && bl.Kind == blocks.Meta && bl.Meta.Finish != "" {
+					o.tokens = bl.Meta.InputTokens + bl.Meta.OutputTokens
+				}
+			}
+			results <- o
+		}()
+	}
+	var admitted, refused int
+	var spent int64
+	for range 64 {
+		o := <-results
+		switch o.status {
+		case http.StatusOK:
+			admitted++
+			spent += o.tokens
+		case http.StatusTooManyRequests:
+			refused++
+		default:
+			t.Errorf("unexpected status %d", o.status)
+		}
+	}
+	resp := demoRequest(t, "GET", a+"/api/chat/quota", "")
+	defer resp.Body.Close()
+	var u struct {
+		Daily struct{ Used, Held, Limit int64 } `json:"daily"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&u); err != nil {
+		t.Fatal(err)
+	}
+	if u.Daily.Used != spent || u.Daily.Used > limit || u.Daily.Held != 0 || admitted == 0 || refused == 0 {
+		t.Errorf("admitted %d, refused %d, tokens reported %d; ledger used %d held %d: want them equal, within %d, nothing held",
+			admitted, refused, spent, u.Daily.Used, u.Daily.Held, limit)
+	}
+}
+
+func TestANewerMessageOnOneServerProcessSupersedesTheOther(t *testing.T) {
+	dsn := sqltest.PostgresDSN(t)
+	bin := buildServer(t)
+	a, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)
+	b, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)
+	resp := demoRequest(t, "POST", a+"/api/chat/stream", `{"message":"hello there"}`)
+	defer resp.Body.Close()
+	lines := bufio.NewScanner(resp.Body)
+	var threadID string
+	for lines.Scan() {
+		bl, _ := blocks.ParseNDJSON(lines.Bytes())
+		if bl.Kind == blocks.Meta {
+			threadID = bl.Meta.ThreadID
+		}
+		if bl.Kind == blocks.Markdown {
+			break
+		}
+	}
+	newer := demoRequest(t, "POST", b+"/api/chat/stream", `{"thread_id":"`+threadID+`","message":"what time is it"}`)
+	io.Copy(io.Discard, newer.Body)
+	newer.Body.Close()
+	var last blocks.Block
+	for lines.Scan() {
+		last, _ = blocks.ParseNDJSON(lines.Bytes())
+	}
+	if last.Kind != blocks.Error || last.ErrorCode != "cancelled" || !strings.Contains(last.Content, "newer message") {
+		t.Errorf("A's turn ended with %+v, want it superseded by the message sent to B", last)
+	}
+}
