@@ -111,6 +111,7 @@ func userMessage(err error) string {
 const (
 	AuditThreadRead = "thread.read_by_other" // a user read another user's thread; Data {"owner"}
 	AuditQuotaSet   = "quota.set"            // staff changed a user's limits; Data {"user", "limits"}
+	AuditToolCall   = "tool.call"            // every tool call; Data {"tool", "call_id", "args_sha256", "ok", "code", "duration_ms", "transport"}
 )
 
 // Reply is a whole turn, for callers that do not stream.

@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -129,8 +130,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			emit(*r.UI)
 		}
 		t.msgs = append(t.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(tools.MarshalForModel(r))})
-		t.e.cfg.Logger.Info("assistant: tool call", "tool", c.Name, "thread", t.thread.ID, "user", t.u.ID,
-			"args_sha256", argsHash(c.Args), "ok", r.OK, "code", errCode(r), "duration", durations[i])
+		t.auditToolCall(ctx, c, r, durations[i])
 	}
 	return end
 }
@@ -156,6 +156,9 @@ func (t *turn) precheck(ctx context.Context, c providers.ToolCall) (offeredTool,
 		r := refusal(tools.CodeNotAuthorized, fmt.Sprintf("You may no longer use the tool %q for this user.", c.Name),
 			"Tell the user this is not something you can do for them.")
 		return offeredTool{}, &r
+	}
+	if r := t.loopCheck(c); r != nil {
+		return offeredTool{}, r
 	}
 	if r := t.takeToolCall(ctx); r != nil {
 		return offeredTool{}, r
@@ -215,4 +218,50 @@ func jsonOrNil(raw json.RawMessage) json.RawMessage {
 		return raw
 	}
 	return nil
+}
+
+// maxRepeats is how often one exact call may run in a turn; the next
+// identical call is refused, so a model stuck in a loop must change course.
+const maxRepeats = 3
+
+// loopCheck counts calls by name and canonical arguments.
+func (t *turn) loopCheck(c providers.ToolCall) *tools.Result {
+	key := c.Name + "\x00" + canonicalJSON(c.Args)
+	if t.repeats == nil {
+		t.repeats = make(map[string]int)
+	}
+	t.repeats[key]++
+	if t.repeats[key] <= maxRepeats {
+		return nil
+	}
+	r := refusal(tools.CodeLoopDetected,
+		fmt.Sprintf("You already called %q with these arguments %d times in this turn.", c.Name, maxRepeats),
+		"Use the results you already have, try different arguments, or answer the user.")
+	return &r
+}
+
+// canonicalJSON re-encodes a JSON value with sorted keys and no spacing, so
+// equal arguments compare equal however the model wrote them.
+func canonicalJSON(raw json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return string(raw)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(out)
+}
+
+// auditToolCall records one tool call: never the arguments, only their hash.
+func (t *turn) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration) {
+	data, _ := json.Marshal(map[string]any{
+		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
+		"duration_ms": d.Milliseconds(), "transport": "chat",
+	})
+	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: data}
+	if err := t.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
+		t.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", t.thread.ID, "err", err)
+	}
 }

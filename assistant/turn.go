@@ -41,9 +41,10 @@ type turn struct {
 	err      error // why the turn failed, if it did
 	textSeen bool  // the model has streamed text this turn
 	callIDs  map[string]bool
-	system   string       // the system prompt, built once in begin
-	input    guard.Result // the input guard's verdict on the message
-	hold     *quota.Hold  // the open quota reservation, until settled or released
+	repeats  map[string]int // tool calls by name and canonical arguments
+	system   string         // the system prompt, built once in begin
+	input    guard.Result   // the input guard's verdict on the message
+	hold     *quota.Hold    // the open quota reservation, until settled or released
 
 	mu        sync.Mutex         // guards stored and prose against the heartbeat's reads
 	emitRaw   func(blocks.Block) // the consumer, for blocks that are not stored

@@ -1,0 +1,67 @@
+package assistant_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+func TestTheSameCallMoreThanThreeTimesIsALoop(t *testing.T) {
+	// The same arguments written four ways: key order and spacing differ.
+	args := []string{`{"city":"Rome"}`, `{ "city": "Rome" }`, `{"city":"Rome"}`, `{"city" :"Rome"}`}
+	var turns []fake.Turn
+	for i, a := range args {
+		turns = append(turns, fake.Turn{fake.CallTool("c"+string(rune('1'+i)), "get_weather", a)})
+	}
+	turns = append(turns, fake.Turn{fake.Text("Enough.")})
+	h := newHarness(t, fake.New(turns...), func(c *assistant.Config) { c.MaxToolRounds = 6 })
+	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := h.runs["get_weather"].Load(); n != 3 {
+		t.Errorf("the tool ran %d times, want 3", n)
+	}
+	res := find(streamed, blocks.ToolResult)
+	if len(res) != 4 || res[3].ErrorCode != string(tools.CodeLoopDetected) {
+		t.Errorf("results %+v, want the fourth identical call refused with LOOP_DETECTED", res)
+	}
+}
+
+func TestEveryToolCallIsAuditedWithoutItsArguments(t *testing.T) {
+	p := fake.New(
+		fake.Turn{fake.CallTool("c1", "get_weather", `{"city":"Quito"}`), fake.CallTool("c2", "admin_stats", `{}`)},
+		fake.Turn{fake.Text("ok")},
+	)
+	h := newHarness(t, p)
+	reply, _, err := h.collect(t, alice, assistant.Request{Message: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := h.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditToolCall})
+	if len(ev) != 2 {
+		t.Fatalf("%d tool-call audit rows, want 2 (refused calls too)", len(ev))
+	}
+	byTool := map[string]map[string]any{}
+	for _, e := range ev {
+		if e.ActorID != "alice" || e.ThreadID != reply.ThreadID || strings.Contains(string(e.Data), "Quito") {
+			t.Errorf("audit row %+v: want alice's thread and no raw arguments", e)
+		}
+		var d map[string]any
+		_ = json.Unmarshal(e.Data, &d)
+		byTool[d["tool"].(string)] = d
+	}
+	if w := byTool["get_weather"]; w["ok"] != true || len(w["args_sha256"].(string)) != 64 || w["transport"] != "chat" {
+		t.Errorf("get_weather row %v", w)
+	}
+	if s := byTool["admin_stats"]; s["ok"] != false || s["code"] != "UNKNOWN_TOOL" {
+		t.Errorf("admin_stats row %v, want the refusal recorded", s)
+	}
+}
