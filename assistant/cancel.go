@@ -50,15 +50,6 @@ func (t *turn) stopErr() error {
 	return e
 }
 
-// announceStop ends the user's stream at once with the stop's error block;
-// run detaches on it, so the drain and the final write go on unseen.
-func (t *turn) announceStop() {
-	if !t.announced {
-		t.announced = true
-		t.emitRaw(t.e.errorBlock(t.stopErr()))
-	}
-}
-
 // watch runs beside the turn until done closes. It polls the thread,
 // stopping the turn when a cancel is requested or a newer message arrives
 // from any instance, and checkpoints the partial reply as a heartbeat, so a
@@ -95,7 +86,8 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 				if ctx.Err() == nil {
 					t.e.cfg.Logger.Warn("assistant: poll for cancel", "thread", t.thread.ID, "err", err)
 				}
-			case th.CancelRequestedAt != nil:
+			case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(t.reply.CreatedAt):
+				// Only a cancel requested since this turn began is for it.
 				t.stop(errCancelRequested)
 				return
 			case th.LastSeq > t.reply.Seq:

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -120,6 +121,13 @@ func (c *Config) validate() error {
 	}
 	if c.SpendCap.Enabled() && c.SpendLedger == nil {
 		errs = append(errs, errors.New("SpendCap needs a SpendLedger"))
+	}
+	if p, ok := c.Ledger.(interface{ Policy() quota.Policy }); ok {
+		// A hold must outlive the longest turn, or Sweep voids it mid-turn.
+		turn := cmp.Or(c.TurnTimeout, DefaultTurnTimeout) + cmp.Or(c.DrainTimeout, DefaultDrainTimeout) + persistTimeout
+		if ttl := p.Policy().TTL(); ttl <= turn {
+			errs = append(errs, fmt.Errorf("the Ledger's hold TTL (%v) must exceed TurnTimeout + DrainTimeout + %v (%v)", ttl, persistTimeout, turn))
+		}
 	}
 	if set, ok := c.Tools.(*tools.Set); ok && set == nil {
 		errs = append(errs, errors.New("Tools is a nil *tools.Set (was an error from tools.NewSet dropped?)"))

@@ -107,25 +107,59 @@ func (t *turn) auditGuard(ctx context.Context, kind string, r guard.Result, extr
 }
 
 // checkArgs is the guard on the execution side: arguments that block never
-// reach the tool, and the model gets an error it can act on. It also
-// returns the arguments as they may be shown and stored.
-func (t *turn) checkArgs(ctx context.Context, c providers.ToolCall) (shown json.RawMessage, refusal *tools.Result) {
-	shown = jsonOrNil(c.Args)
-	if t.e.guard == nil || shown == nil {
-		return shown, nil
+// reach the tool, and the model gets an error it can act on. It returns the
+// arguments as they may be shown and stored: shown is nil when nothing of
+// them may be shown, and withheld reports that the stored model messages
+// must not keep the original either.
+func (t *turn) checkArgs(ctx context.Context, c providers.ToolCall) (shown json.RawMessage, withheld bool, refusal *tools.Result) {
+	if t.e.guard == nil || len(c.Args) == 0 {
+		return jsonOrNil(c.Args), false, nil
 	}
-	r := t.e.guard.CheckArgs(ctx, c.Args)
+	var r guard.Result
+	if json.Valid(c.Args) {
+		r = t.e.guard.CheckArgs(ctx, c.Args)
+	} else {
+		// Broken JSON is still text the model wrote: scan it as such (the
+		// tool answers INVALID_ARGS unless the guard refuses first).
+		r = t.e.guard.Check(ctx, string(c.Args))
+	}
 	if r.Cause != nil {
 		t.e.cfg.Logger.Error("assistant: argument guard failed closed", "tool", c.Name, "err", r.Cause)
 	}
 	t.auditGuard(ctx, AuditGuardToolArgs, r, map[string]string{"tool": c.Name, "args_sha256": argsHash(c.Args)})
-	if r.Redacted != string(c.Args) && json.Valid([]byte(r.Redacted)) {
-		shown = json.RawMessage(r.Redacted)
+	shown = jsonOrNil(c.Args)
+	switch {
+	case r.Action >= guard.Redact && (r.Cause != nil || !json.Valid([]byte(r.Redacted)) || r.Redacted == string(c.Args) && r.Action >= guard.Block && r.Injection() == guard.None):
+		// Failed closed, too large, or nothing usable to show: show nothing.
+		shown, withheld = nil, true
+	case r.Redacted != string(c.Args):
+		shown, withheld = json.RawMessage(r.Redacted), true
 	}
 	if r.Action >= guard.Block {
 		res := tools.Fail(tools.CodeBlocked, "A security check refused these arguments ("+strings.Join(humanCategories(r), ", ")+").")
 		res.Error.Hint = "Do not retry with the same content. Tell the user the request could not be carried out."
-		return shown, &res
+		return shown, withheld, &res
 	}
-	return shown, nil
+	return shown, withheld, nil
+}
+
+// withheldArgs stands in, in the stored model messages, for arguments the
+// guard redacted and that cannot be shown.
+var withheldArgs = json.RawMessage(`{"_withheld":"the arguments were removed by the security filter"}`)
+
+// checkPageContext scans the page context like a message: a block drops it,
+// a redaction keeps the redacted text.
+func (e *Engine) checkPageContext(ctx context.Context, pc string) string {
+	if e.guard == nil || pc == "" {
+		return pc
+	}
+	r := e.checkInput(ctx, pc)
+	switch {
+	case r.Action >= guard.Block:
+		e.cfg.Logger.Info("assistant: page context withheld by the guard", "categories", r.Categories())
+		return ""
+	case r.Action >= guard.Redact:
+		return r.Redacted
+	}
+	return pc
 }

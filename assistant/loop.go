@@ -12,9 +12,8 @@ import (
 
 const persistTimeout = 10 * time.Second
 
-// drainIdle ends the drain of a stopped turn's stream once the model has
-// sent nothing for this long: a stalled stream is not waited for.
-const drainIdle = 250 * time.Millisecond
+// relayBuffer is how many blocks the worker may run ahead of the consumer.
+const relayBuffer = 64
 
 // finalRoundNote is appended to the system prompt of the forced last call.
 const finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
@@ -104,28 +103,28 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 	reported, drained := false, 0
 	pctx, pcancel := context.WithCancel(ctx)
 	var drainMu sync.Mutex
-	var idle, overall *time.Timer // the drain's bounds, set once the turn stops
+	var drain *time.Timer // bounds the drain, set once the turn stops
 	unwatch := context.AfterFunc(t.stopCtx, func() {
 		drainMu.Lock()
 		defer drainMu.Unlock()
-		idle = time.AfterFunc(drainIdle, pcancel)
-		overall = time.AfterFunc(t.e.cfg.DrainTimeout, pcancel)
+		drain = time.AfterFunc(t.e.cfg.DrainTimeout, pcancel)
 	})
 	defer func() {
 		unwatch()
 		drainMu.Lock()
-		if idle != nil {
-			idle.Stop()
-			overall.Stop()
+		if drain != nil {
+			drain.Stop()
 		}
 		drainMu.Unlock()
 		pcancel()
 	}()
 	defer t.parser.Flush(emit)
+	started := false // the request reached the provider's stream
 	defer func() {
-		// A server that reports no usage is still charged, by estimate, for
-		// any call that produced output.
-		if !reported && (text.Len() > 0 || drained > 0 || len(calls) > 0) {
+		// A call the server reports no usage for is charged by estimate:
+		// its input as soon as the stream began, so a prompt cancelled
+		// before the first token is not free, and whatever output came.
+		if !reported && (started || text.Len() > 0 || drained > 0 || len(calls) > 0) {
 			u := estimatedUsage(req, text.String(), calls)
 			u.OutputTokens += int64(drained / 4)
 			t.usage = t.usage.Add(u)
@@ -134,18 +133,12 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 	for ev, err := range t.e.cfg.Provider.Stream(pctx, req) {
 		if err != nil {
 			if t.stopped() {
+				started = true                 // stopped while the model worked on the prompt
 				return text.String(), nil, nil // a drain cut short is no provider failure
 			}
 			return text.String(), nil, err
 		}
-		if t.stopped() {
-			t.announceStop()
-			drainMu.Lock()
-			if idle != nil {
-				idle.Reset(drainIdle)
-			}
-			drainMu.Unlock()
-		}
+		started = true
 		switch ev.Kind {
 		case providers.TextDelta:
 			if t.stopped() {

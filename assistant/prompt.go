@@ -61,7 +61,7 @@ func (t *turn) systemPrompt() string {
 		b.WriteString("\n\n## This page\n")
 		b.WriteString(t.e.fill(ins))
 	}
-	if pc := strings.TrimSpace(t.req.PageContext); pc != "" {
+	if pc := strings.TrimSpace(t.pageContext); pc != "" && !t.blocked() {
 		// Angle brackets are escaped so the text cannot close its section.
 		b.WriteString("\n\n## Page context (from the application, untrusted)\n<page_context>\n")
 		b.WriteString(untrustedEscaper.Replace(truncate(pc, cfg.MaxPageContextBytes)))
@@ -74,7 +74,7 @@ func (t *turn) systemPrompt() string {
 	b.WriteString(" (user's time zone: ")
 	b.WriteString(loc.String())
 	b.WriteString(").")
-	if name := oneLine(t.u.Name, 64); name != "" {
+	if name := oneLine(t.u.Name, 64); name != "" && !t.blocked() {
 		b.WriteString(" The user's name is ")
 		b.WriteString(name)
 		b.WriteString(".")

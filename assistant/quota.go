@@ -72,7 +72,16 @@ func (t *turn) settle(ctx context.Context) {
 	cfg := &t.e.cfg
 	used := t.usage.Total()
 	if t.hold != nil {
-		if err := cfg.Ledger.Settle(ctx, *t.hold, used); err != nil {
+		err := cfg.Ledger.Settle(ctx, *t.hold, used)
+		if errors.Is(err, quota.ErrHoldNotFound) {
+			// The hold expired and was swept while the turn ran. The tokens
+			// were still used: charge them through a hold of nothing.
+			var h quota.Hold
+			if h, err = cfg.Ledger.Reserve(ctx, t.u.ID, 0, cfg.Now()); err == nil {
+				err = cfg.Ledger.Settle(ctx, h, used)
+			}
+		}
+		if err != nil {
 			cfg.Logger.Error("assistant: settle quota", "user", t.u.ID, "hold", t.hold.ID, "tokens", used, "err", err)
 		}
 		t.hold = nil
@@ -186,7 +195,7 @@ func (e *Engine) SetLimits(ctx context.Context, u parley.User, userID string, up
 		return quota.Usage{}, err
 	}
 	if e.cfg.Ledger == nil {
-		return quota.Usage{}, wrap(CodeNotFound, "set limits", errors.New("no quota ledger configured"))
+		return quota.Usage{}, &Error{Code: CodeNotFound, Op: "set limits", Err: errors.New("no quota ledger configured"), Message: "Token quotas are not enabled."}
 	}
 	if userID == "" {
 		return quota.Usage{}, wrap(CodeInvalidRequest, "set limits", errors.New("empty user id"))
@@ -223,11 +232,11 @@ func (e *Engine) quotaAccess(ctx context.Context, u parley.User, userID string) 
 	if userID != u.ID {
 		if err := e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: ManageQuota}); err != nil {
 			// Another user's usage is not found rather than forbidden.
-			return wrap(CodeNotFound, "read usage", err)
+			return &Error{Code: CodeNotFound, Op: "read usage", Err: err, Message: "No usage is available for that user."}
 		}
 	}
 	if e.cfg.Ledger == nil {
-		return wrap(CodeNotFound, "read usage", errors.New("no quota ledger configured"))
+		return &Error{Code: CodeNotFound, Op: "read usage", Err: errors.New("no quota ledger configured"), Message: "Token quotas are not enabled."}
 	}
 	return nil
 }

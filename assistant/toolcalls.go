@@ -93,12 +93,17 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 	sem := make(chan struct{}, t.e.cfg.ParallelTools)
 	end = true
 	for i, c := range calls {
-		shown, argsRefusal := t.checkArgs(ctx, c)
-		emit(blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown})
-		o, refusal := t.precheck(ctx, c)
-		if refusal == nil {
-			refusal = argsRefusal
+		shown, withheld, argsRefusal := t.checkArgs(ctx, c)
+		if withheld {
+			// calls is the slice stored in the assistant's model message:
+			// neither the store nor later rounds keep what the guard removed.
+			calls[i].Args = shown
+			if shown == nil {
+				calls[i].Args = withheldArgs
+			}
 		}
+		emit(blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown})
+		o, refusal := t.precheck(ctx, c, argsRefusal)
 		if refusal != nil {
 			results[i] = *refusal
 			end = false
@@ -138,7 +143,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 // precheck is the gate on the execution side. The model is an untrusted
 // proposer: a call to a tool that was not offered is refused and never runs,
 // whatever the model claims.
-func (t *turn) precheck(ctx context.Context, c providers.ToolCall) (offeredTool, *tools.Result) {
+func (t *turn) precheck(ctx context.Context, c providers.ToolCall, argsRefusal *tools.Result) (offeredTool, *tools.Result) {
 	i := slices.IndexFunc(t.offered, func(o offeredTool) bool { return o.spec.Name == c.Name })
 	if i < 0 {
 		// A tool this user may not use answers exactly like one that does
@@ -156,6 +161,9 @@ func (t *turn) precheck(ctx context.Context, c providers.ToolCall) (offeredTool,
 		r := refusal(tools.CodeNotAuthorized, fmt.Sprintf("You may no longer use the tool %q for this user.", c.Name),
 			"Tell the user this is not something you can do for them.")
 		return offeredTool{}, &r
+	}
+	if argsRefusal != nil { // counted neither as a repeat nor against the rate
+		return offeredTool{}, argsRefusal
 	}
 	if r := t.loopCheck(c); r != nil {
 		return offeredTool{}, r

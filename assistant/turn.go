@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -32,23 +32,22 @@ type turn struct {
 	history []providers.Message // replay of earlier turns
 
 	// Written only by the worker goroutine.
-	parser   blocks.Parser
-	stored   []blocks.Block      // the transcript as it will be persisted
-	prose    strings.Builder     // markdown streamed since the last other block, not yet in stored
-	msgs     []providers.Message // model messages of this turn
-	usage    providers.Usage
-	finish   string
-	err      error // why the turn failed, if it did
-	textSeen bool  // the model has streamed text this turn
-	callIDs  map[string]bool
-	repeats  map[string]int // tool calls by name and canonical arguments
-	system   string         // the system prompt, built once in begin
-	input    guard.Result   // the input guard's verdict on the message
-	hold     *quota.Hold    // the open quota reservation, until settled or released
+	parser      blocks.Parser
+	stored      []blocks.Block      // the transcript as it will be persisted
+	prose       strings.Builder     // markdown streamed since the last other block, not yet in stored
+	msgs        []providers.Message // model messages of this turn
+	usage       providers.Usage
+	finish      string
+	err         error // why the turn failed, if it did
+	textSeen    bool  // the model has streamed text this turn
+	callIDs     map[string]bool
+	repeats     map[string]int // tool calls by name and canonical arguments
+	system      string         // the system prompt, built once in begin
+	input       guard.Result   // the input guard's verdict on the message
+	pageContext string         // the page context as the model may see it
+	hold        *quota.Hold    // the open quota reservation, until settled or released
 
-	mu        sync.Mutex         // guards stored and prose against the heartbeat's reads
-	emitRaw   func(blocks.Block) // the consumer, for blocks that are not stored
-	announced bool               // the stop's error block was sent ahead of the write
+	mu sync.Mutex // guards stored and prose against the heartbeat's reads
 
 	// stopCtx ends when the turn is cancelled or superseded; stop ends it.
 	stopCtx context.Context
@@ -74,6 +73,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// Authorizer, and a failure there must leave nothing behind.
 	t := &turn{e: e, u: u, req: req, offered: e.offeredTools(ctx, u, req.Page)}
 	t.input = e.checkInput(ctx, req.Message)
+	t.pageContext = e.checkPageContext(ctx, req.PageContext)
 	if t.blocked() {
 		// Nothing of a blocked message reaches the model, not even through
 		// tools: the model only writes a rejection.
@@ -108,10 +108,6 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			t.thread.ID = ""
 			return fail(wrap(CodeInternal, "create thread", err))
 		}
-	} else {
-		// A newer message supersedes a turn still running on the thread
-		// here at once; on other instances their poll notices LastSeq.
-		e.live.stop(t.thread.ID, errSuperseded)
 	}
 	if req.ThreadID != "" && t.thread.CancelRequestedAt != nil {
 		// A cancel aimed at an earlier turn must not stop this one.
@@ -127,6 +123,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
 		return fail(e.storeErr("persist turn", err))
 	}
+	// The new message supersedes a turn still running on the thread: here
+	// at once, on other instances when their poll sees LastSeq grow.
+	e.live.stop(t.thread.ID, errSuperseded)
 	e.running.add()
 	return t, nil
 }
@@ -144,12 +143,13 @@ func (t *turn) discardThread(ctx context.Context) {
 	}
 }
 
-// run drives the turn and relays its blocks to yield. The turn runs as a
-// coroutine (iter.Pull), so a block reaches the consumer by a direct
-// hand-off, not a scheduler wake-up. If the consumer stops early — or panics
-// — the rest of the turn runs in its own goroutine: stop resumes the
-// coroutine with every later emit discarded until the turn has finished and
-// persisted.
+// run starts the turn's worker and relays its blocks to yield. The worker
+// runs in its own goroutine, detached from ctx: a consumer that stops
+// reading, leaves or panics never holds the turn back, and the turn always
+// finishes and persists. When the turn is stopped (Cancel, a newer message,
+// TurnTimeout) the consumer's stream ends at once with the stop's error
+// block, while the worker drains the model's stream for usage and writes
+// the partial answer on its own.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
 	t.stopCtx, t.stop = context.WithCancelCause(wctx)
@@ -158,36 +158,65 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	if t.e.cfg.CancelOnDetach {
 		unlink = context.AfterFunc(ctx, cancel)
 	}
-	next, stop := iter.Pull(func(emit func(blocks.Block) bool) {
+	out := make(chan blocks.Block, relayBuffer)
+	detached := make(chan struct{})
+	go func() {
+		// Closing out comes before cancel: a relay that sees the turn's
+		// context end then always finds out closed if the turn finished.
 		defer t.e.running.done()
+		defer unlink()
 		defer cancel()
+		defer close(out)
 		defer t.e.live.remove(t)
-		t.work(wctx, func(b blocks.Block) { emit(b) })
-	})
-	finished := false
-	defer func() {
-		if finished {
-			stop()
-			unlink()
-			return
-		}
-		if t.e.cfg.CancelOnDetach {
-			cancel()
-		}
-		go func() {
-			defer unlink()
-			stop()
-		}()
+		t.work(wctx, func(b blocks.Block) {
+			select {
+			case out <- b:
+				if len(out) == 0 {
+					// A waiting consumer took it directly: let it run now
+					// rather than when this goroutine next blocks.
+					runtime.Gosched()
+				}
+				return
+			default:
+			}
+			// The consumer is behind. Wait for it, unless it left or the turn
+			// was stopped: a stopped turn never waits on a stalled reader.
+			select {
+			case out <- b:
+			case <-detached:
+			case <-t.stopCtx.Done():
+			}
+		})
 	}()
+	defer close(detached)
 	for {
-		b, ok := next()
-		if !ok {
-			finished = true
-			return
-		}
-		if !yield(b) || b.Kind == blocks.Error {
-			// An error block is terminal for the consumer; whatever the
-			// turn still does (a drain, the final write) goes on detached.
+		select {
+		case b, ok := <-out:
+			if !ok {
+				return
+			}
+			if !yield(b) || b.Kind == blocks.Error {
+				if t.e.cfg.CancelOnDetach {
+					cancel()
+				}
+				return
+			}
+		case <-t.stopCtx.Done():
+			// Deliver what was produced before the stop. If the turn has
+			// finished, that is everything; if it is still draining, end the
+			// stream now with the stop's error, the block the worker persists.
+			for {
+				select {
+				case b, ok := <-out:
+					if !ok || !yield(b) || b.Kind == blocks.Error {
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			yield(t.e.errorBlock(t.stopErr()))
 			return
 		}
 	}
@@ -195,12 +224,16 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 
 // work runs the turn to completion and persists it, whatever happens.
 func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
-	t.emitRaw = emit
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.input, nil)
 	record := func(b blocks.Block) {
+		if t.stopped() {
+			// The user's stream ended with the stop; keep the stored reply
+			// equal to what they saw.
+			return
+		}
 		t.mu.Lock()
 		if b.Kind == blocks.Markdown {
 			// Chunks are joined once per run, not re-copied per chunk.
@@ -235,9 +268,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	}()
 	t.persist(ctx)
 	if t.err != nil {
-		if !t.announced {
-			emit(t.e.errorBlock(t.err))
-		}
+		emit(t.e.errorBlock(t.err))
 		return
 	}
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{

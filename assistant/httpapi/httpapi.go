@@ -70,12 +70,13 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	// The mux's own 404 and 405 answers are plain text; these keep every
 	// error in the JSON shape. A method-less pattern loses to the routes above.
 	for path, allow := range map[string]string{
-		"/api/chat/stream":          "POST",
-		"/api/chat/threads":         "GET",
-		"/api/chat/threads/{id}":    "GET, DELETE",
-		"/api/chat/tools":           "GET",
-		"/api/chat/quota":           "GET",
-		"/api/chat/quota/{user_id}": "GET, PUT",
+		"/api/chat/stream":              "POST",
+		"/api/chat/threads":             "GET",
+		"/api/chat/threads/{id}":        "GET, DELETE",
+		"/api/chat/threads/{id}/cancel": "POST",
+		"/api/chat/tools":               "GET",
+		"/api/chat/quota":               "GET",
+		"/api/chat/quota/{user_id}":     "GET, PUT",
 	} {
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
@@ -154,13 +155,17 @@ func (h *Handler) writeErrorStatus(w http.ResponseWriter, status int, code assis
 	h.writeJSON(w, status, body)
 }
 
-// fail logs err and answers with its code only.
+// fail logs err and answers with its code and the Engine's safe message.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code := assistant.Code(err)
 	if code == assistant.CodeInternal {
 		h.cfg.Logger.Error("httpapi: request failed", "path", r.URL.Path, "err", err)
 	}
-	h.writeError(w, code)
+	msg := assistant.SafeMessage(code)
+	if e, ok := errors.AsType[*assistant.Error](err); ok {
+		msg = e.UserMessage()
+	}
+	h.writeErrorStatus(w, StatusOf(code), code, msg)
 }
 
 func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {

@@ -815,6 +815,7 @@ func TestUnknownRoutesAndMethodsAnswerInTheJSONErrorShape(t *testing.T) {
 		{"GET", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"PUT", "/api/chat/threads/x", http.StatusMethodNotAllowed, "method_not_allowed", "GET, DELETE"},
 		{"POST", "/api/chat/tools", http.StatusMethodNotAllowed, "method_not_allowed", "GET"},
+		{"GET", "/api/chat/threads/x/cancel", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"GET", "/api/chat/nope", http.StatusNotFound, "not_found", ""},
 	} {
 		resp := h.do(tc.method, tc.path, "alice", "")
