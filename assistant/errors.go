@@ -93,6 +93,7 @@ func (e *Error) UserMessage() string {
 	return SafeMessage(e.Code)
 }
 
+// Error describes the failure for logs; it may hold the cause's text.
 func (e *Error) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("assistant: %s: %s", e.Op, e.Code)

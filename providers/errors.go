@@ -50,6 +50,7 @@ type Error struct {
 	Err        error
 }
 
+// Error describes the failure for logs; it may hold the cause's text.
 func (e *Error) Error() string {
 	if e.StatusCode != 0 {
 		return fmt.Sprintf("provider %s (HTTP %d): %v", e.Category, e.StatusCode, e.Err)

@@ -192,6 +192,7 @@ type PanicError struct {
 	Stack []byte // the panicking goroutine's stack
 }
 
+// Error names the tool and the panic value.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("tools: %s panicked: %v\n%s", e.Tool, e.Value, e.Stack)
 }
