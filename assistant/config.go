@@ -36,6 +36,10 @@ type Config struct {
 
 	Model           string // passed to the provider; "": the provider's default
 	MaxOutputTokens int    // per model call; 0: the provider's default
+	// ContextWindow is the model's context in tokens (default 32768). A tool
+	// result the model reads is cut to an eighth of it, at about four
+	// bytes a token, trimming the largest arrays first.
+	ContextWindow int
 
 	// MaxToolRounds bounds the model calls that may use tools in one turn
 	// (default 5). After the last one the model is called once more with no
@@ -103,6 +107,7 @@ const (
 	DefaultMaxMessageBytes     = 32 << 10
 	DefaultMaxPageContextBytes = 4 << 10
 	DefaultAssistantName       = "Assistant"
+	DefaultContextWindow       = 32768
 )
 
 func (c *Config) validate() error {
@@ -169,6 +174,9 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxPageContextBytes == 0 {
 		c.MaxPageContextBytes = DefaultMaxPageContextBytes
+	}
+	if c.ContextWindow <= 0 {
+		c.ContextWindow = DefaultContextWindow
 	}
 	if c.AssistantName == "" {
 		c.AssistantName = DefaultAssistantName

@@ -65,3 +65,28 @@ func TestEveryToolCallIsAuditedWithoutItsArguments(t *testing.T) {
 		t.Errorf("admin_stats row %v, want the refusal recorded", s)
 	}
 }
+
+func TestAHugeToolResultIsClampedForTheModel(t *testing.T) {
+	big := tools.Must(tools.New(tools.Spec{Name: "list_all", Description: "Lists everything."},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+			rows := make([]string, 20_000)
+			for i := range rows {
+				rows[i] = "row"
+			}
+			return tools.OK("20000 rows", rows), nil
+		}))
+	p := fake.New(fake.Turn{fake.CallTool("c1", "list_all", `{}`)}, fake.Turn{fake.Text("Many rows.")})
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.Tools, _ = tools.NewSet(big)
+		c.Authorizer = assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}
+		c.ContextWindow = 8192 // a 4 KiB result budget
+	})
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	msgs := p.Requests()[1].Messages
+	got := msgs[len(msgs)-1].Content
+	if len(got) > 4096+512 || !strings.Contains(got, "_truncated") || !strings.Contains(got, "of 20000 items") {
+		t.Errorf("the model got %d bytes (%.80q...), want about 4 KiB with a note", len(got), got)
+	}
+}

@@ -134,7 +134,8 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		if r.UI != nil {
 			emit(*r.UI)
 		}
-		t.msgs = append(t.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(tools.MarshalForModel(r))})
+		content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
+		t.msgs = append(t.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
 		t.auditToolCall(ctx, c, r, durations[i])
 	}
 	return end

@@ -1,0 +1,78 @@
+package assistant
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestClampResultTrimsTheLargestArrayHeadFirstAndSaysSo(t *testing.T) {
+	items := make([]map[string]any, 1000)
+	for i := range items {
+		items[i] = map[string]any{"id": i, "name": fmt.Sprintf("server-%04d", i)}
+	}
+	small := []int{1, 2, 3}
+	raw, _ := json.Marshal(map[string]any{"ok": true, "summary": "1000 servers",
+		"data": map[string]any{"servers": items, "regions": small}})
+	out := clampResult(raw, 4096)
+	if len(out) > 4096+512 { // the note itself may add a little
+		t.Fatalf("clamped to %d bytes, want about 4096", len(out))
+	}
+	var got struct {
+		OK        bool   `json:"ok"`
+		Truncated string `json:"_truncated"`
+		Data      struct {
+			Servers []struct{ ID int } `json:"servers"`
+			Regions []int              `json:"regions"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("clamped result is not JSON: %v", err)
+	}
+	n := len(got.Data.Servers)
+	if n == 0 || n >= 1000 || got.Data.Servers[0].ID != 0 || got.Data.Servers[n-1].ID != n-1 {
+		t.Errorf("kept %d servers, want a head of the list", n)
+	}
+	if len(got.Data.Regions) != 3 || !got.OK {
+		t.Errorf("the small array or the envelope changed: %+v", got)
+	}
+	if !strings.Contains(got.Truncated, fmt.Sprintf("data.servers: kept the first %d of 1000 items", n)) {
+		t.Errorf("note %q does not say what was dropped", got.Truncated)
+	}
+}
+
+func TestClampResultLeavesSmallAndArraylessResultsAlone(t *testing.T) {
+	small := []byte(`{"ok":true,"data":[1,2,3]}`)
+	if got := clampResult(small, 1000); string(got) != string(small) {
+		t.Errorf("a result under budget changed: %s", got)
+	}
+	big := []byte(`{"ok":true,"data":"` + strings.Repeat("x", 5000) + `"}`)
+	if got := clampResult(big, 1000); string(got) != string(big) {
+		t.Error("a result with no array to cut changed")
+	}
+	top, _ := json.Marshal(make([]int, 5000))
+	out := clampResult(top, 1000)
+	var wrapped struct {
+		Result    []int  `json:"result"`
+		Truncated string `json:"_truncated"`
+	}
+	if err := json.Unmarshal(out, &wrapped); err != nil || len(wrapped.Result) == 0 || wrapped.Truncated == "" || len(out) > 1200 {
+		t.Errorf("a top-level array: %d bytes, %v", len(out), err)
+	}
+}
+
+func FuzzClampResult(f *testing.F) {
+	f.Add([]byte(`{"a":[1,2,3,4,5,6,7,8,9,10],"b":[[1,2],[3,4]]}`), 20)
+	f.Add([]byte(`[{"x":[1,2,3]},{"y":"zzzzzzzz"}]`), 10)
+	f.Add([]byte(`not json`), 3)
+	f.Fuzz(func(t *testing.T, raw []byte, budget int) {
+		out := clampResult(raw, budget)
+		if json.Valid(raw) && !json.Valid(out) {
+			t.Fatalf("valid input clamped to invalid JSON: %s", out)
+		}
+		if len(out) > len(raw)+512 {
+			t.Fatalf("clamping grew the result from %d to %d bytes", len(raw), len(out))
+		}
+	})
+}
