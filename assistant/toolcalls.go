@@ -263,11 +263,17 @@ func canonicalJSON(raw json.RawMessage) string {
 	return string(out)
 }
 
-// auditToolCall records one tool call: never the arguments, only their hash.
+// auditToolCall records one tool call of a chat turn.
 func (t *turn) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration) {
+	t.auditToolCallVia(ctx, c, r, d, "chat")
+}
+
+// auditToolCallVia records one tool call: never the arguments, only their
+// hash. transport is "chat" (the model called it) or "http" (a host UI).
+func (t *turn) auditToolCallVia(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport string) {
 	data, _ := json.Marshal(map[string]any{
 		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
-		"duration_ms": d.Milliseconds(), "transport": "chat",
+		"duration_ms": d.Milliseconds(), "transport": transport,
 	})
 	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: data}
 	if err := t.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {

@@ -11,6 +11,9 @@
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread
 //	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
 //	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=
+//	POST   /api/chat/tools/{name}/execute {"args"?, "thread_id"?, "page"?}
+//	                                -> the result envelope {"ok", "summary", "data", "error"};
+//	                                404 for a tool this user may not use (same gate as the model)
 //	GET    /api/chat/quota          -> {"user_id", "daily", "weekly", "monthly"}: per period
 //	                                used, held, limit (-1 unlimited), start, resets_at
 //	GET    /api/chat/quota/{user}   -> the same for another user (ManageQuota)

@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
 )
 
 // Config configures a Handler. Authenticate is required.
@@ -36,6 +37,7 @@ type Config struct {
 //	DELETE /api/chat/threads/{id}   archive a thread
 //	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
 //	GET    /api/chat/tools          the tools this user may use (?page)
+//	POST   /api/chat/tools/{name}/execute  run a tool directly, for host UIs
 //	GET    /api/chat/quota          the user's token usage and limits per period
 //	GET    /api/chat/quota/{user}   another user's (ManageQuota)
 //	PUT    /api/chat/quota/{user}   set limit overrides (ManageQuota)
@@ -64,19 +66,21 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.authed(h.archiveThread))
 	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.authed(h.cancelTurn))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
+	h.mux.HandleFunc("POST /api/chat/tools/{name}/execute", h.authed(h.executeTool))
 	h.mux.HandleFunc("GET /api/chat/quota", h.authed(h.getUsage))
 	h.mux.HandleFunc("GET /api/chat/quota/{user_id}", h.authed(h.getUsage))
 	h.mux.HandleFunc("PUT /api/chat/quota/{user_id}", h.authed(h.setLimits))
 	// The mux's own 404 and 405 answers are plain text; these keep every
 	// error in the JSON shape. A method-less pattern loses to the routes above.
 	for path, allow := range map[string]string{
-		"/api/chat/stream":              "POST",
-		"/api/chat/threads":             "GET",
-		"/api/chat/threads/{id}":        "GET, DELETE",
-		"/api/chat/threads/{id}/cancel": "POST",
-		"/api/chat/tools":               "GET",
-		"/api/chat/quota":               "GET",
-		"/api/chat/quota/{user_id}":     "GET, PUT",
+		"/api/chat/stream":               "POST",
+		"/api/chat/threads":              "GET",
+		"/api/chat/threads/{id}":         "GET, DELETE",
+		"/api/chat/threads/{id}/cancel":  "POST",
+		"/api/chat/tools":                "GET",
+		"/api/chat/tools/{name}/execute": "POST",
+		"/api/chat/quota":                "GET",
+		"/api/chat/quota/{user_id}":      "GET, PUT",
 	} {
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
@@ -423,4 +427,33 @@ func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, u parley.Use
 		return
 	}
 	h.writeJSON(w, http.StatusOK, toUsageJSON(us))
+}
+
+// ExecuteRequest is the body of POST /api/chat/tools/{name}/execute.
+type ExecuteRequest struct {
+	Args     json.RawMessage `json:"args,omitempty"`
+	ThreadID string          `json:"thread_id,omitempty"`
+	Page     string          `json:"page,omitempty"`
+}
+
+// executeTool runs a tool for a host UI and answers with the result
+// envelope ({"ok", "summary", "data", "error"}); a tool failure is a 200
+// with ok false, a tool the user may not use is 404.
+func (h *Handler) executeTool(w http.ResponseWriter, r *http.Request, u parley.User) {
+	var req ExecuteRequest
+	if code, ok := h.decode(w, r, &req); !ok {
+		h.writeError(w, code)
+		return
+	}
+	res, err := h.eng.ExecuteTool(r.Context(), u, assistant.ExecuteRequest{
+		Tool: r.PathValue("name"), Args: req.Args, ThreadID: req.ThreadID, Page: req.Page,
+	})
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(append(tools.MarshalForModel(res), '\n'))
 }

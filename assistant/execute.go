@@ -1,0 +1,71 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/tools"
+)
+
+// ExecuteRequest is a direct tool call from the host's own UI, outside a
+// chat turn.
+type ExecuteRequest struct {
+	Tool     string          // the tool's name
+	Args     json.RawMessage // its arguments; empty means {}
+	ThreadID string          // optional: the user's thread the call belongs to
+	Page     string          // the page the UI is on; page-tagged tools need it
+}
+
+// ExecuteTool runs a tool for u directly, as a host UI does when the user
+// presses a button. It passes the same gate as a model's call: the tool
+// must be one Tools(u, page) lists, else CodeNotFound, whether it does not
+// exist or u may not use it. The arguments go through the guard and the
+// schema, the call counts against ToolRate, and it is audited with
+// transport "http". Because the user asked for it themselves, Mutate and
+// Destructive tools run without a proposal. Tool failures are in the
+// Result; the error is for the gate and infrastructure.
+func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequest) (tools.Result, error) {
+	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
+		return tools.Result{}, err
+	}
+	offered := e.offeredTools(ctx, u, req.Page)
+	i := slices.IndexFunc(offered, func(o offeredTool) bool { return o.spec.Name == req.Tool })
+	if i < 0 {
+		return tools.Result{}, &Error{Code: CodeNotFound, Op: "execute tool", Err: errors.New("tool not offered to the user"), Message: "There is no such tool."}
+	}
+	o := offered[i]
+	t := &turn{e: e, u: u}
+	if req.ThreadID != "" {
+		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
+		if err != nil {
+			return tools.Result{}, err
+		}
+		t.thread = th
+	}
+	call := providers.ToolCall{ID: "http_" + req.Tool, Name: req.Tool, Args: req.Args}
+	if len(call.Args) == 0 {
+		call.Args = json.RawMessage(`{}`)
+	}
+	var r tools.Result
+	start := time.Now()
+	if _, _, refusal := t.checkArgs(ctx, call); refusal != nil {
+		r = *refusal
+	} else if refusal := t.takeToolCall(ctx); refusal != nil {
+		r = *refusal
+	} else {
+		tctx, cancel := context.WithTimeout(ctx, e.cfg.ToolTimeout)
+		var err error
+		r, err = tools.Invoke(tctx, o.tool, tools.Call{ID: call.ID, User: u, ThreadID: t.thread.ID, Args: call.Args, Approved: true})
+		cancel()
+		if err != nil {
+			e.cfg.Logger.Warn("assistant: tool failed", "tool", req.Tool, "transport", "http", "err", err)
+		}
+	}
+	t.auditToolCallVia(ctx, call, r, time.Since(start), "http")
+	return r, nil
+}
