@@ -147,8 +147,6 @@ func TestMutantSuite(t *testing.T) {
 // ignoresHeld reserves nothing: only settled usage counts against a limit.
 type ignoresHeld struct {
 	*memquota.Ledger
-	mu  sync.Mutex
-	est map[string]int64
 }
 
 func (l *ignoresHeld) Reserve(ctx context.Context, user string, est int64, now time.Time) (quota.Hold, error) {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -315,18 +314,6 @@ func (b *db) retry(ctx context.Context, f func() error) error {
 			return ctx.Err()
 		}
 	}
-}
-
-// placeholders returns "$from, $from+1, ..., $from+n-1".
-func placeholders(from, n int) string {
-	var sb strings.Builder
-	for i := range n {
-		if i > 0 {
-			sb.WriteString(", ")
-		}
-		fmt.Fprintf(&sb, "$%d", from+i)
-	}
-	return sb.String()
 }
 
 // Instants are stored as Unix nanoseconds, which int64 holds for the years

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"github.com/parleyhq/parley/internal/sqlmigrate"
 	"slices"
 	"testing"
 )
@@ -19,20 +20,20 @@ func TestMigrationsMatchAcrossDialects(t *testing.T) {
 		t.Fatalf("%d SQLite migrations, %d PostgreSQL ones; want the same, at least one", len(lite), len(pg))
 	}
 	for i := range lite {
-		if lite[i].version != pg[i].version || lite[i].name != pg[i].name {
-			t.Errorf("migration %d: SQLite %d_%s, PostgreSQL %d_%s", i, lite[i].version, lite[i].name, pg[i].version, pg[i].name)
+		if lite[i].Version != pg[i].Version || lite[i].Name != pg[i].Name {
+			t.Errorf("migration %d: SQLite %d_%s, PostgreSQL %d_%s", i, lite[i].Version, lite[i].Name, pg[i].Version, pg[i].Name)
 		}
-		if len(lite[i].stmts) != len(pg[i].stmts) {
-			t.Errorf("migration %d: %d SQLite statements, %d PostgreSQL ones", lite[i].version, len(lite[i].stmts), len(pg[i].stmts))
+		if len(lite[i].Stmts) != len(pg[i].Stmts) {
+			t.Errorf("migration %d: %d SQLite statements, %d PostgreSQL ones", lite[i].Version, len(lite[i].Stmts), len(pg[i].Stmts))
 		}
 	}
 }
 
 func TestSplitStatements(t *testing.T) {
-	got := splitStatements("-- comment; not a statement\nCREATE TABLE a (\n  x TEXT -- inline\n);\n\nCREATE INDEX i ON a (x);\nSELECT 1")
+	got := sqlmigrate.Split("-- comment; not a statement\nCREATE TABLE a (\n  x TEXT -- inline\n);\n\nCREATE INDEX i ON a (x);\nSELECT 1")
 	want := []string{"CREATE TABLE a (\n  x TEXT -- inline\n)", "CREATE INDEX i ON a (x)", "SELECT 1"}
 	if !slices.Equal(got, want) {
-		t.Errorf("splitStatements = %q, want %q", got, want)
+		t.Errorf("Split = %q, want %q", got, want)
 	}
 }
 

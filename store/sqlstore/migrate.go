@@ -4,12 +4,10 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"io/fs"
 	"path"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/parleyhq/parley/internal/sqlmigrate"
 )
 
 // The migrations, one file per version per dialect:
@@ -20,151 +18,49 @@ import (
 //go:embed migrations
 var migrationFiles embed.FS
 
-// component is this store's key in the shared version table, which other
-// Parley SQL components (a quota ledger) can key their own versions in.
+// component is this store's key in the version table it shares with
+// Parley's other SQL components (quota/sqlquota is "quota").
 const component = "store"
 
-type migration struct {
-	version int
-	name    string
-	stmts   []string
-}
-
 // migrations returns the dialect's migrations in version order.
-func migrations(d Dialect) ([]migration, error) {
-	dir := path.Join("migrations", string(d))
-	entries, err := fs.ReadDir(migrationFiles, dir)
+func migrations(d Dialect) ([]sqlmigrate.Migration, error) {
+	ms, err := sqlmigrate.Load(migrationFiles, path.Join("migrations", string(d)))
 	if err != nil {
-		return nil, fmt.Errorf("sqlstore: migrations for %s: %w", d, err)
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, name, ok := strings.Cut(strings.TrimSuffix(e.Name(), ".sql"), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
-			return nil, fmt.Errorf("sqlstore: migration file %s/%s is not NNNN_name.sql", dir, e.Name())
-		}
-		text, err := fs.ReadFile(migrationFiles, path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: name, stmts: splitStatements(string(text))})
-	}
-	slices.SortFunc(ms, func(a, b migration) int { return a.version - b.version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("sqlstore: migrations for %s: version %d where %d belongs", d, m.version, i+1)
-		}
+		return nil, fmt.Errorf("sqlstore: %w", err)
 	}
 	return ms, nil
-}
-
-// splitStatements cuts a migration file into statements: each ends with a
-// semicolon at the end of a line. Comment lines are dropped.
-func splitStatements(text string) []string {
-	var stmts []string
-	var cur strings.Builder
-	for line := range strings.Lines(text) {
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "--") {
-			continue
-		}
-		cur.WriteString(line)
-		if strings.HasSuffix(trimmed, ";") {
-			stmts = append(stmts, strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(cur.String()), ";")))
-			cur.Reset()
-		}
-	}
-	if rest := strings.TrimSpace(cur.String()); rest != "" {
-		stmts = append(stmts, rest)
-	}
-	return stmts
-}
-
-// versionTable creates the version table shared by Parley's SQL components.
-func (s *Store) versionTable() string {
-	timeType := "TIMESTAMPTZ"
-	if s.dialect == SQLite {
-		timeType = "TEXT"
-	}
-	return `CREATE TABLE IF NOT EXISTS parley_schema_migrations (
-		component  TEXT    NOT NULL,
-		version    INTEGER NOT NULL,
-		name       TEXT    NOT NULL,
-		applied_at ` + timeType + ` NOT NULL,
-		PRIMARY KEY (component, version))`
 }
 
 // Migrate brings the database's schema to the latest version this package
 // knows, applying the missing migrations in one transaction. It is
 // idempotent, and safe to call from many processes at once: on PostgreSQL
-// callers queue on a transaction-scoped advisory lock (one per schema), on
-// SQLite on the database's write lock (BEGIN IMMEDIATE); the first applies
-// the migrations, the others then find nothing to do.
+// callers queue on a transaction-scoped advisory lock (one per schema, the
+// same one quota/sqlquota takes), on SQLite on the database's write lock
+// (BEGIN IMMEDIATE); the first applies the migrations, the others then find
+// nothing to do.
 //
 // A database migrated by a newer Parley is left untouched and Migrate
 // returns an error wrapping ErrSchemaTooNew.
 func (s *Store) Migrate(ctx context.Context) error {
-	for attempt := 1; ; attempt++ {
-		err := s.migrateOnce(ctx)
-		// SQLite: connections opening a fresh file at once race to switch it
-		// to WAL mode, and the loser gets SQLITE_BUSY without the busy
-		// handler. Another try finds the file settled.
-		if err == nil || attempt == 5 || !sqliteBusy(err) || ctx.Err() != nil {
-			return err
-		}
-		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
-	}
-}
-
-func (s *Store) migrateOnce(ctx context.Context) error {
 	ms, err := migrations(s.dialect)
 	if err != nil {
 		return err
 	}
-	err = s.write(ctx, func(q querier) error {
-		if s.dialect == Postgres {
-			if _, err := q.ExecContext(ctx,
-				`SELECT pg_advisory_xact_lock(hashtextextended('parley_schema_migrations:' || COALESCE(current_schema(), ''), 0))`); err != nil {
-				return err
+	for attempt := 1; ; attempt++ {
+		err := s.write(ctx, func(q querier) error {
+			return sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms, ErrSchemaTooNew)
+		})
+		// SQLite: connections opening a fresh file at once race to switch it
+		// to WAL mode, and the loser gets SQLITE_BUSY without the busy
+		// handler. Another try finds the file settled.
+		if err == nil || attempt == 5 || !sqliteBusy(err) || ctx.Err() != nil {
+			if err != nil {
+				return fail(ctx, "migrate", err)
 			}
+			return nil
 		}
-		if _, err := q.ExecContext(ctx, s.versionTable()); err != nil {
-			return err
-		}
-		cur, err := s.currentVersion(ctx, q)
-		if err != nil {
-			return err
-		}
-		if cur > len(ms) {
-			return fmt.Errorf("the database is at store schema version %d, this version of Parley knows versions up to %d: %w; upgrade Parley, or point it at another database",
-				cur, len(ms), ErrSchemaTooNew)
-		}
-		for _, m := range ms[cur:] {
-			for _, stmt := range m.stmts {
-				if _, err := q.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("migration %d (%s): %w", m.version, m.name, err)
-				}
-			}
-			a := s.args(4).add(component, m.version, m.name).time(s.clock())
-			if _, err := q.ExecContext(ctx, s.rebind(
-				`INSERT INTO parley_schema_migrations (component, version, name, applied_at) VALUES (?, ?, ?, ?)`), a.a...); err != nil {
-				return fmt.Errorf("migration %d (%s): record version: %w", m.version, m.name, err)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return fail(ctx, "migrate", err)
+		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
 	}
-	return nil
-}
-
-func (s *Store) currentVersion(ctx context.Context, q querier) (int, error) {
-	var v int
-	err := q.QueryRowContext(ctx, s.rebind(
-		`SELECT COALESCE(MAX(version), 0) FROM parley_schema_migrations WHERE component = ?`), component).Scan(&v)
-	return v, err
 }
 
 // SchemaVersion reports the store's schema version in the database (0 if
@@ -174,7 +70,7 @@ func (s *Store) SchemaVersion(ctx context.Context) (current, latest int, err err
 	if err != nil {
 		return 0, 0, err
 	}
-	current, err = s.currentVersion(ctx, s.db)
+	current, err = sqlmigrate.Current(ctx, s.db, component)
 	if err != nil {
 		if classify(err) == ErrNotMigrated {
 			return 0, len(ms), nil
