@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/internal/sqltx"
 	"math/rand/v2"
 	"reflect"
 	"sync"
@@ -41,7 +42,7 @@ type db struct {
 	// writes serializes write transactions on SQLite (capacity 1): SQLite
 	// has one writer at a time, and waiting here, with the caller's
 	// context, beats spinning on SQLITE_BUSY. Nil on PostgreSQL.
-	writes chan struct{}
+	writes sqltx.WriteLock
 	// stmts caches prepared statements by query text on SQLite, where
 	// parsing a statement costs more than running it; database/sql keeps
 	// one prepared instance per connection. PostgreSQL's driver (pgx)
@@ -67,7 +68,7 @@ func openDB(sdb *sql.DB, opts Options) (*db, error) {
 	b := &db{sql: sdb, dialect: d}
 	switch d {
 	case SQLite:
-		b.writes = make(chan struct{}, 1)
+		b.writes = make(sqltx.WriteLock, 1)
 	case Postgres:
 	default:
 		return nil, fmt.Errorf("sqlquota: New: unknown dialect %q", d)
@@ -107,27 +108,13 @@ type querier interface {
 // waits its turn among this ledger's writers.
 func (b *db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if b.writes != nil {
-		if err := b.lockWrites(ctx); err != nil {
+		if err := b.writes.Lock(ctx); err != nil {
 			return nil, err
 		}
-		defer b.unlockWrites()
+		defer b.writes.Unlock()
 	}
 	return b.q().ExecContext(ctx, q, args...)
 }
-
-func (b *db) lockWrites(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	select {
-	case b.writes <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (b *db) unlockWrites() { <-b.writes }
 
 // maxAttempts bounds how often a transaction PostgreSQL aborted as a
 // deadlock victim or serialization failure is run again.
@@ -150,10 +137,10 @@ const maxAttempts = 8
 // cannot.)
 func (b *db) write(ctx context.Context, f func(q querier) error) error {
 	if b.dialect == SQLite {
-		if err := b.lockWrites(ctx); err != nil {
+		if err := b.writes.Lock(ctx); err != nil {
 			return err
 		}
-		defer b.unlockWrites()
+		defer b.writes.Unlock()
 		var missed []string
 		err := b.writeTx(ctx, func(tx *sql.Tx) error { return f(runner{b: b, tx: tx, missed: &missed}) })
 		b.prepareMissed(ctx, missed)
@@ -181,31 +168,11 @@ func (b *db) writeImmediate(ctx context.Context, f func(q querier) error) error 
 	if b.dialect != SQLite {
 		return b.write(ctx, f)
 	}
-	if err := b.lockWrites(ctx); err != nil {
+	if err := b.writes.Lock(ctx); err != nil {
 		return err
 	}
-	defer b.unlockWrites()
-	conn, err := b.sql.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	if err = f(conn); err == nil {
-		if _, err = conn.ExecContext(ctx, "COMMIT"); err == nil {
-			return nil
-		}
-	}
-	// Roll back even when ctx is done: a connection left inside a
-	// transaction must not go back to the pool.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, rerr := conn.ExecContext(rctx, "ROLLBACK"); rerr != nil {
-		conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	return err
+	defer b.writes.Unlock()
+	return sqltx.Immediate(ctx, b.sql, func(c *sql.Conn) error { return f(c) })
 }
 
 // q returns the querier for statements outside a transaction.

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/internal/sqltx"
 	"reflect"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ type Store struct {
 	// writes serializes this Store's SQLite write transactions (capacity
 	// 1): SQLite has one writer at a time, and waiting here, with the
 	// caller's context, beats spinning on SQLITE_BUSY. Nil on PostgreSQL.
-	writes chan struct{}
+	writes sqltx.WriteLock
 }
 
 // New returns a Store over db, which the host opened and keeps owning
@@ -75,7 +76,7 @@ func New(db *sql.DB, opts Options) (*Store, error) {
 	s := &Store{db: db, dialect: d, now: opts.Now}
 	switch d {
 	case SQLite:
-		s.writes = make(chan struct{}, 1)
+		s.writes = make(sqltx.WriteLock, 1)
 	case Postgres:
 	default:
 		return nil, fmt.Errorf("sqlstore: New: unknown dialect %q", d)
@@ -141,24 +142,13 @@ type querier interface {
 // waits its turn among this Store's writers.
 func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if s.writes != nil {
-		if err := s.lockWrites(ctx); err != nil {
+		if err := s.writes.Lock(ctx); err != nil {
 			return nil, err
 		}
-		defer s.unlockWrites()
+		defer s.writes.Unlock()
 	}
 	return s.db.ExecContext(ctx, s.rebind(q), args...)
 }
-
-func (s *Store) lockWrites(ctx context.Context) error {
-	select {
-	case s.writes <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-func (s *Store) unlockWrites() { <-s.writes }
 
 // write runs f in a write transaction: on PostgreSQL an ordinary READ
 // COMMITTED transaction (f locks what it must); on SQLite BEGIN IMMEDIATE,
@@ -177,29 +167,9 @@ func (s *Store) write(ctx context.Context, f func(q querier) error) error {
 		return tx.Commit()
 	}
 
-	if err := s.lockWrites(ctx); err != nil {
+	if err := s.writes.Lock(ctx); err != nil {
 		return err
 	}
-	defer s.unlockWrites()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	if err = f(conn); err == nil {
-		if _, err = conn.ExecContext(ctx, "COMMIT"); err == nil {
-			return nil
-		}
-	}
-	// Roll back even when ctx is done; a connection left inside a
-	// transaction must not go back to the pool.
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if _, rerr := conn.ExecContext(rctx, "ROLLBACK"); rerr != nil {
-		conn.Raw(func(any) error { return driver.ErrBadConn })
-	}
-	return err
+	defer s.writes.Unlock()
+	return sqltx.Immediate(ctx, s.db, func(c *sql.Conn) error { return f(c) })
 }

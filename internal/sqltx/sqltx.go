@@ -1,0 +1,59 @@
+// Package sqltx holds the transaction plumbing Parley's SQL components share
+// on SQLite: an in-process write lock and BEGIN IMMEDIATE transactions.
+package sqltx
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"time"
+)
+
+// WriteLock queues one process's SQLite writers, so they wait for each
+// other in Go instead of spinning through SQLite's busy timeout. Make it
+// with make(WriteLock, 1).
+type WriteLock chan struct{}
+
+// Lock waits for the lock or for ctx to end.
+func (l WriteLock) Lock(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case l <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Unlock releases the lock.
+func (l WriteLock) Unlock() { <-l }
+
+// Immediate runs f in a SQLite BEGIN IMMEDIATE transaction on a connection
+// of its own: the database's write lock is taken before f reads anything,
+// so what f reads stays true until it commits, even against other
+// processes. f's error rolls back. The rollback runs even when ctx is done,
+// and a connection it cannot roll back is discarded, so no connection goes
+// back to the pool inside a transaction.
+func Immediate(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	if err = f(conn); err == nil {
+		if _, err = conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, rerr := conn.ExecContext(rctx, "ROLLBACK"); rerr != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
+}
