@@ -8,7 +8,6 @@ import (
 	"hash/maphash"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/quota"
@@ -29,7 +28,7 @@ type Ledger struct {
 	defaults [3]int64 // resolved: a limit or quota.Unlimited
 	seed     maphash.Seed
 	idPrefix string
-	windows  atomic.Pointer[windows]
+	windows  quota.WindowCache
 	shards   [shardCount]shard
 }
 
@@ -61,20 +60,7 @@ type hold struct {
 	rows     [3]*row
 }
 
-// windows caches the periods containing some instant: computing them takes
-// time zone lookups, and almost every call falls in the cached ones.
-type windows [3]struct{ start, end time.Time }
-
-func (w *windows) contains(t time.Time) bool {
-	for i := range w {
-		if t.Before(w[i].start) || !t.Before(w[i].end) {
-			return false
-		}
-	}
-	return true
-}
-
-var periods = [3]quota.Period{quota.Daily, quota.Weekly, quota.Monthly}
+var periods = quota.PeriodOrder
 
 // New returns an empty Ledger with the given policy. It returns an error
 // wrapping quota.ErrInvalid if the policy is invalid.
@@ -114,18 +100,7 @@ func (l *Ledger) shard(userID string) *shard {
 	return &l.shards[maphash.String(l.seed, userID)&(shardCount-1)]
 }
 
-func (l *Ledger) windowsAt(now time.Time) *windows {
-	if w := l.windows.Load(); w != nil && w.contains(now) {
-		return w
-	}
-	w := new(windows)
-	for i, per := range periods {
-		w[i].start = per.Start(now, l.loc)
-		w[i].end = per.End(now, l.loc)
-	}
-	l.windows.Store(w)
-	return w
-}
+func (l *Ledger) windowsAt(now time.Time) *quota.Windows { return l.windows.At(now, l.loc) }
 
 func (u *user) limit(l *Ledger, i int) int64 {
 	if u != nil && u.limits[i] != unset {
@@ -145,15 +120,15 @@ func (u *user) row(i int, start time.Time) *row {
 }
 
 // usage builds the quota.PeriodUsage of period i in window w.
-func (l *Ledger) usage(u *user, i int, w *windows) quota.PeriodUsage {
+func (l *Ledger) usage(u *user, i int, w *quota.Windows) quota.PeriodUsage {
 	pu := quota.PeriodUsage{
 		Period:   periods[i],
-		Start:    w[i].start,
-		ResetsAt: w[i].end,
+		Start:    w[i].Start,
+		ResetsAt: w[i].End,
 		Limit:    u.limit(l, i),
 	}
 	if u != nil {
-		if r := u.row(i, w[i].start); r != nil {
+		if r := u.row(i, w[i].Start); r != nil {
 			pu.Used, pu.Held = r.used, r.held
 		}
 	}
@@ -200,10 +175,10 @@ func (l *Ledger) Reserve(ctx context.Context, userID string, estimate int64, now
 	}
 	h := &hold{estimate: estimate, expires: now.Add(l.ttl)}
 	for i := range periods {
-		r := u.row(i, w[i].start)
+		r := u.row(i, w[i].Start)
 		if r == nil {
 			u.prune(i, now)
-			r = &row{start: w[i].start, end: w[i].end}
+			r = &row{start: w[i].Start, end: w[i].End}
 			u.rows[i] = append(u.rows[i], r)
 		}
 		r.held += estimate

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/quota"
@@ -27,14 +26,14 @@ type Ledger struct {
 	loc      *time.Location
 	ttl      time.Duration
 	defaults [3]int64 // resolved: a limit or quota.Unlimited
-	windows  atomic.Pointer[windows]
+	windows  quota.WindowCache
 	spend    *SpendLedger
 	rate     *RateLimiter
 }
 
 // periods in the order every statement touches their rows: one fixed order
 // of row locks is what keeps concurrent writers from deadlocking.
-var periods = [3]quota.Period{quota.Daily, quota.Weekly, quota.Monthly}
+var periods = quota.PeriodOrder
 
 // New returns a Ledger over db, which the host opened and keeps owning
 // (the Ledger never closes it), configured with p. New does not touch the
@@ -78,37 +77,13 @@ func (l *Ledger) SpendLedger() *SpendLedger { return l.spend }
 // RateLimiter returns the quota.RateLimiter kept in the ledger's database.
 func (l *Ledger) RateLimiter() *RateLimiter { return l.rate }
 
-// windows caches the periods containing some instant: computing them takes
-// time zone lookups, and almost every call falls in the cached ones.
-type windows [3]struct{ start, end time.Time }
-
-func (w *windows) contains(t time.Time) bool {
-	for i := range w {
-		if t.Before(w[i].start) || !t.Before(w[i].end) {
-			return false
-		}
-	}
-	return true
-}
-
-func (l *Ledger) windowsAt(now time.Time) *windows {
-	if w := l.windows.Load(); w != nil && w.contains(now) {
-		return w
-	}
-	w := new(windows)
-	for i, per := range periods {
-		w[i].start = per.Start(now, l.loc)
-		w[i].end = per.End(now, l.loc)
-	}
-	l.windows.Store(w)
-	return w
-}
+func (l *Ledger) windowsAt(now time.Time) *quota.Windows { return l.windows.At(now, l.loc) }
 
 // starts returns the period starts of w as stored.
-func (w *windows) starts(op string) ([3]int64, error) {
+func windowStarts(w *quota.Windows, op string) ([3]int64, error) {
 	var s [3]int64
 	for i := range w {
-		n, err := nanos(op, w[i].start)
+		n, err := nanos(op, w[i].Start)
 		if err != nil {
 			return s, err
 		}
@@ -211,7 +186,7 @@ func (l *Ledger) Reserve(ctx context.Context, userID string, estimate int64, now
 		return quota.Hold{}, fmt.Errorf("sqlquota: reserve: negative estimate %d: %w", estimate, quota.ErrInvalid)
 	}
 	w := l.windowsAt(now)
-	starts, err := w.starts("reserve")
+	starts, err := windowStarts(w, "reserve")
 	if err != nil {
 		return quota.Hold{}, err
 	}
@@ -289,15 +264,15 @@ func (l *Ledger) override(ctx context.Context, userID string) (quota.Limits, err
 }
 
 // usage reads userID's rows of the periods in w, with the given limits.
-func (l *Ledger) usage(ctx context.Context, userID string, w *windows, lim [3]int64) (quota.Usage, error) {
-	starts, err := w.starts("usage")
+func (l *Ledger) usage(ctx context.Context, userID string, w *quota.Windows, lim [3]int64) (quota.Usage, error) {
+	starts, err := windowStarts(w, "usage")
 	if err != nil {
 		return quota.Usage{}, err
 	}
 	u := quota.Usage{UserID: userID}
 	pus := [3]*quota.PeriodUsage{&u.Daily, &u.Weekly, &u.Monthly}
 	for i, pu := range pus {
-		*pu = quota.PeriodUsage{Period: periods[i], Start: w[i].start, ResetsAt: w[i].end, Limit: lim[i]}
+		*pu = quota.PeriodUsage{Period: periods[i], Start: w[i].Start, ResetsAt: w[i].End, Limit: lim[i]}
 	}
 	// One statement, so the three rows come from one snapshot.
 	rows, err := l.db.q().QueryContext(ctx, `SELECT period, used, held FROM parley_quota_usage
