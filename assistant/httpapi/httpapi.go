@@ -191,8 +191,7 @@ type StreamRequest struct {
 
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) {
 	var req StreamRequest
-	if code, ok := h.decode(w, r, &req); !ok {
-		h.writeError(w, code)
+	if !h.decode(w, r, &req) {
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -229,25 +228,28 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 	}
 }
 
-// decode reads a JSON body into v, bounded by MaxBodyBytes.
-func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) (assistant.ErrorCode, bool) {
+// decode reads exactly one JSON value, bounded by MaxBodyBytes, into v. On
+// failure it has answered the request (400, or 413 for a body too large)
+// and reports false.
+func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
 	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(v); err != nil {
-		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-			return assistant.CodeTooLarge, false
+	err := dec.Decode(v)
+	if err == nil {
+		// Anything after the value but white space is refused, including
+		// a stray '}' that dec.More would not report.
+		if _, err = dec.Token(); err == io.EOF {
+			return true
+		} else if err == nil {
+			err = errors.New("trailing data after the JSON body")
 		}
-		return assistant.CodeInvalidRequest, false
 	}
-	// Exactly one JSON value: anything after it but white space is refused,
-	// including a stray '}' that dec.More would not report.
-	if _, err := dec.Token(); err != io.EOF {
-		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-			return assistant.CodeTooLarge, false
-		}
-		return assistant.CodeInvalidRequest, false
+	code := assistant.CodeInvalidRequest
+	if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
+		code = assistant.CodeTooLarge
 	}
-	return "", true
+	h.writeError(w, code)
+	return false
 }
 
 // threadJSON is a thread as the API shows it.
@@ -396,8 +398,7 @@ func (h *Handler) getUsage(w http.ResponseWriter, r *http.Request, u parley.User
 // unlimited), null restores the system default.
 func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, u parley.User) {
 	var body map[string]json.RawMessage
-	if code, ok := h.decode(w, r, &body); !ok {
-		h.writeError(w, code)
+	if !h.decode(w, r, &body) {
 		return
 	}
 	var up assistant.LimitsUpdate
@@ -441,8 +442,7 @@ type ExecuteRequest struct {
 // with ok false, a tool the user may not use is 404.
 func (h *Handler) executeTool(w http.ResponseWriter, r *http.Request, u parley.User) {
 	var req ExecuteRequest
-	if code, ok := h.decode(w, r, &req); !ok {
-		h.writeError(w, code)
+	if !h.decode(w, r, &req) {
 		return
 	}
 	res, err := h.eng.ExecuteTool(r.Context(), u, assistant.ExecuteRequest{

@@ -7,7 +7,6 @@ package sqlmigrate
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io/fs"
 	"path"
@@ -15,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // Migration is one version's statements.
@@ -22,12 +23,6 @@ type Migration struct {
 	Version int
 	Name    string
 	Stmts   []string
-}
-
-// Querier is what Apply runs on: the caller's transaction.
-type Querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // Load reads dir's NNNN_name.sql files from fsys, in version order. The
@@ -101,7 +96,7 @@ func versionTable(postgres bool) string {
 // caller's write transaction (BEGIN IMMEDIATE) serializes them. A database
 // at a newer version than ms knows is left untouched and the error wraps
 // tooNew.
-func Apply(ctx context.Context, q Querier, postgres bool, component string, ms []Migration, tooNew error) error {
+func Apply(ctx context.Context, q sqltx.Querier, postgres bool, component string, ms []Migration, tooNew error) error {
 	if postgres {
 		if _, err := q.ExecContext(ctx,
 			`SELECT pg_advisory_xact_lock(hashtextextended('parley_schema_migrations:' || COALESCE(current_schema(), ''), 0))`); err != nil {
@@ -141,7 +136,7 @@ func Apply(ctx context.Context, q Querier, postgres bool, component string, ms [
 
 // Current returns component's schema version, 0 when it has none. It fails
 // when the version table does not exist yet.
-func Current(ctx context.Context, q Querier, component string) (int, error) {
+func Current(ctx context.Context, q sqltx.Querier, component string) (int, error) {
 	var v int
 	err := q.QueryRowContext(ctx,
 		`SELECT COALESCE(MAX(version), 0) FROM parley_schema_migrations WHERE component = $1`, component).Scan(&v)

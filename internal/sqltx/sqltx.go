@@ -57,3 +57,10 @@ func Immediate(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
 	}
 	return err
 }
+
+// Querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}

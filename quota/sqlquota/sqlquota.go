@@ -94,11 +94,7 @@ func detectDialect(drv driver.Driver) Dialect {
 }
 
 // querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+type querier = sqltx.Querier
 
 // Queries are written with PostgreSQL's numbered placeholders ($1, $2, ...),
 // which modernc.org/sqlite also binds by number, so one text serves both

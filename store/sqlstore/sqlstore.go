@@ -132,11 +132,7 @@ func (s *Store) rebind(q string) string {
 }
 
 // querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+type querier = sqltx.Querier
 
 // exec runs one writing statement outside a transaction. On SQLite it
 // waits its turn among this Store's writers.
