@@ -12,7 +12,8 @@
 // # Copies
 //
 // Values are deep-copied on the way in and on the way out: the Blocks slice,
-// each Block's Data and Meta, ModelMessages and the thread's time pointers.
+// each Block's Data and Meta, ModelMessages, a proposal's Args and the time
+// pointers.
 // Mutating a value passed in or returned never changes the store. Raw JSON is
 // kept byte for byte.
 //
@@ -25,4 +26,9 @@
 // assistant ThreadID from the user message, rejects a different one with
 // store.ErrInvalid and a message ID already taken with store.ErrConflict,
 // and changes the caller's messages only when it succeeds.
+//
+// A proposal's DecidedAt is the time it left pending: the at of
+// DecideProposal, also when that finds it expired, or the before of
+// ExpireProposals. CreateProposal ignores a DecidedAt it is given.
+// Proposals created at the same instant list in creation order.
 package memstore

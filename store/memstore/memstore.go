@@ -24,13 +24,16 @@ type Store struct {
 	messages map[string]msgRef  // message id -> where it lives
 	audit    []store.AuditEvent // in insertion order
 	auditIDs map[string]bool
+	// proposals by token; each thread lists its own tokens in creation order.
+	proposals map[string]*store.Proposal
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:
 // msgs[i].Seq == i+1, because AppendTurn is the only way in.
 type thread struct {
-	t    store.Thread
-	msgs []store.Message
+	t         store.Thread
+	msgs      []store.Message
+	proposals []string // tokens, in creation order
 }
 
 type msgRef struct {
@@ -41,9 +44,10 @@ type msgRef struct {
 // New returns an empty Store.
 func New() *Store {
 	return &Store{
-		threads:  make(map[string]*thread),
-		messages: make(map[string]msgRef),
-		auditIDs: make(map[string]bool),
+		threads:   make(map[string]*thread),
+		messages:  make(map[string]msgRef),
+		auditIDs:  make(map[string]bool),
+		proposals: make(map[string]*store.Proposal),
 	}
 }
 
@@ -189,6 +193,9 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	}
 	for _, m := range th.msgs {
 		delete(s.messages, m.ID)
+	}
+	for _, token := range th.proposals {
+		delete(s.proposals, token)
 	}
 	delete(s.threads, id)
 	return nil
