@@ -54,6 +54,14 @@ var mutants = []mutant{
 		"Context/CanceledContextFailsEveryMethodAndWritesNothing"},
 	{"MessageIDsNotUUIDs", func(s *memstore.Store) store.Store { return shortIDs{s} },
 		"Messages/AppendTurnFillsIDsAndTimes"},
+	{"DecidesDecidedProposals", func(s *memstore.Store) store.Store { return redecide{s} },
+		"Proposals/DecideTwiceConflictsWithCurrentState"},
+	{"DecidesByCheckThenAct", func(s *memstore.Store) store.Store { return checkThenAct{s} },
+		"Proposals/ConcurrentDecisionsHaveExactlyOneWinner"},
+	{"IgnoresProposalExpiry", func(s *memstore.Store) store.Store { return ignoreExpiry{s} },
+		"Proposals/DecideAtOrAfterExpiryMarksExpiredAndConflicts"},
+	{"KeepsProposalsOfDeletedThreads", func(s *memstore.Store) store.Store { return &keepProposals{Store: s} },
+		"Proposals/DeleteThreadRemovesItsProposals"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -237,4 +245,82 @@ func (s shortIDs) AppendTurn(ctx context.Context, u, a *store.Message) error {
 		}
 	}
 	return s.Store.AppendTurn(ctx, u, a)
+}
+
+// redecide lets a decided proposal be decided again: the double apply.
+type redecide struct{ *memstore.Store }
+
+func (s redecide) DecideProposal(ctx context.Context, token string, status store.ProposalStatus, at time.Time) (store.Proposal, error) {
+	p, err := s.Store.DecideProposal(ctx, token, status, at)
+	if errors.Is(err, store.ErrConflict) && p.Status != store.ProposalExpired {
+		p.Status, p.DecidedAt = status, &at
+		return p, nil
+	}
+	return p, err
+}
+
+// checkThenAct reads the status, and decides in a second step: between the
+// two another decider may win, and both report success.
+type checkThenAct struct{ *memstore.Store }
+
+func (s checkThenAct) DecideProposal(ctx context.Context, token string, status store.ProposalStatus, at time.Time) (store.Proposal, error) {
+	p, err := s.Store.GetProposal(ctx, token)
+	if err != nil || p.Status != store.ProposalPending {
+		return s.Store.DecideProposal(ctx, token, status, at)
+	}
+	time.Sleep(time.Millisecond) // the window every check-then-act store has
+	p, err = s.Store.DecideProposal(ctx, token, status, at)
+	if errors.Is(err, store.ErrConflict) && p.Status != store.ProposalExpired {
+		p.Status, p.DecidedAt = status, &at // it saw pending, so it "won"
+		return p, nil
+	}
+	return p, err
+}
+
+// ignoreExpiry decides a pending proposal however late the decision is.
+type ignoreExpiry struct{ *memstore.Store }
+
+func (s ignoreExpiry) DecideProposal(ctx context.Context, token string, status store.ProposalStatus, at time.Time) (store.Proposal, error) {
+	if p, err := s.Store.GetProposal(ctx, token); err == nil && !p.ExpiresAt.After(at) {
+		p, err := s.Store.DecideProposal(ctx, token, status, p.ExpiresAt.Add(-time.Microsecond))
+		p.DecidedAt = &at
+		return p, err
+	}
+	return s.Store.DecideProposal(ctx, token, status, at)
+}
+
+// keepProposals answers GetProposal for the proposals of deleted threads,
+// like a SQL store without the cascade.
+type keepProposals struct {
+	*memstore.Store
+	mu    sync.Mutex
+	ghost map[string]store.Proposal
+}
+
+func (s *keepProposals) DeleteThread(ctx context.Context, id string) error {
+	ps, _ := s.Store.ListProposals(ctx, id)
+	if err := s.Store.DeleteThread(ctx, id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ghost == nil {
+		s.ghost = map[string]store.Proposal{}
+	}
+	for _, p := range ps {
+		s.ghost[p.Token] = p
+	}
+	return nil
+}
+
+func (s *keepProposals) GetProposal(ctx context.Context, token string) (store.Proposal, error) {
+	p, err := s.Store.GetProposal(ctx, token)
+	if errors.Is(err, store.ErrNotFound) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if g, ok := s.ghost[token]; ok {
+			return g, nil
+		}
+	}
+	return p, err
 }

@@ -27,6 +27,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Context", contextCases},
 		{"Concurrency", concurrencyCases},
 		{"Audit", auditCases},
+		{"Proposals", proposalCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
