@@ -34,6 +34,19 @@
 //   - Concurrency: 16 concurrent AppendTurns on one thread all succeed with
 //     unique, gap-free Seqs; concurrent reads never see a torn message.
 //     Run the suite with -race.
+//   - Proposals: create/get round trip of every field, with Args byte for
+//     byte; CreateProposal fills pending and CreatedAt, and is ErrInvalid
+//     without a token, user, thread, tool or expiry or with a status other
+//     than pending, ErrNotFound in an unknown thread, ErrConflict on a taken
+//     token; DecideProposal applies or declines once (a second decision,
+//     either way, is ErrConflict and returns the current state), refuses
+//     other statuses (ErrInvalid) and unknown tokens (ErrNotFound), and
+//     marks a proposal expired when the decision comes at or after
+//     ExpiresAt; 32 concurrent decisions of one token have exactly one
+//     winner, whose decision is stored; ListProposals oldest first, none for
+//     an unknown thread; ExpireProposals changes only pending proposals at
+//     or past expiry; DeleteThread takes the proposals with it; hostile
+//     strings, copies and canceled contexts as for the other methods.
 //
 // # What a store may change
 //
@@ -45,7 +58,9 @@
 //     they will be read back, so a store that truncates does so first.
 //   - Raw JSON (Block.Data, Message.ModelMessages) is compared as a JSON
 //     value: re-encoding, as PostgreSQL jsonb does, is allowed. Empty and
-//     null are the same; so are a nil and an empty Blocks slice.
+//     null are the same; so are a nil and an empty Blocks slice. The
+//     exception is Proposal.Args, kept byte for byte, because ArgsHash is a
+//     hash of those bytes.
 //
 // # What it leaves open
 //
@@ -53,4 +68,7 @@
 // UpdatedAt; which of two threads updated at the same instant lists first;
 // whether a second RequestCancel replaces the first; AppendTurn on an archived
 // thread; whether caller-chosen ids must be UUIDs (the suite only uses UUIDs).
+// For proposals: the DecidedAt an expired proposal gets (only that it has
+// one), which of two proposals created at the same instant lists first,
+// and whether Args must be a JSON object.
 package storetest
