@@ -9,8 +9,8 @@
 //	...
 //	if err := s.Migrate(ctx); err != nil { ... } // once, at start
 //
-// Its tables are named parley_threads, parley_messages, parley_audit and
-// parley_schema_migrations.
+// Its tables are named parley_threads, parley_messages, parley_proposals,
+// parley_audit and parley_schema_migrations.
 //
 // # Dialects
 //
@@ -26,8 +26,10 @@
 // malformed id is simply not found). JSON (blocks, model messages, guard
 // categories, audit data) is jsonb on PostgreSQL, which may re-encode it
 // (key order, spacing) without changing its meaning, and TEXT on SQLite,
-// kept as given. Every value is bound as a parameter; no SQL is built from
-// input.
+// kept as given. A proposal's Args are the exception: ArgsHash hashes their
+// bytes, so they are json on PostgreSQL, which keeps the exact text, and
+// are kept byte for byte on SQLite too. Every value is bound as a
+// parameter; no SQL is built from input.
 //
 // On SQLite, open the database with a busy timeout (as above): several
 // connections of the pool, or several processes, then wait for one
@@ -85,6 +87,14 @@
 // Seqs; a unique (thread_id, seq) constraint backs it. A cancel requested
 // through one instance is visible to every other on its next GetThread.
 //
+// DecideProposal is one conditional UPDATE of a pending row, so of any
+// number of deciders of one token, anywhere, exactly one wins; the others
+// get store.ErrConflict and the decided proposal. SQLite enforces foreign
+// keys only on connections that turned them on, so CreateProposal looks
+// the thread up in its own transaction rather than rely on the key, and
+// DeleteThread and the retention sweep delete proposals explicitly there
+// (PostgreSQL cascades). A proposal's token never appears in an error.
+//
 // On SQLite one connection writes at a time. A Store queues its own writers
 // in process (honouring their contexts) and takes the write lock for each
 // transaction up front (BEGIN IMMEDIATE), so a read inside a write never
@@ -93,12 +103,12 @@
 // # Retention
 //
 // DeleteThreadsOlderThan deletes the threads last updated before a cutoff,
-// archived or not, with their messages, in batches of a few hundred, each
-// its own transaction; audit events stay. It is for a periodic sweeper that
-// the host (or the example server) runs, for instance hourly with a cutoff
-// of now minus N days. The method always deletes: a "-1 disables retention"
-// setting is the caller's to honour by not calling it. Archiving keeps a
-// thread's rows until the sweep reaches them.
+// archived or not, with their messages and proposals, in batches of a few
+// hundred, each its own transaction; audit events stay. It is for a
+// periodic sweeper that the host (or the example server) runs, for instance
+// hourly with a cutoff of now minus N days. The method always deletes: a
+// "-1 disables retention" setting is the caller's to honour by not calling
+// it. Archiving keeps a thread's rows until the sweep reaches them.
 //
 // Retention reads updated_at, which AppendTurn and RenameThread set: a
 // conversation that is still going on is never swept.

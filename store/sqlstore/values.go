@@ -75,6 +75,21 @@ func (a *args) json(what string, raw []byte) *args {
 	return a
 }
 
+// exactJSON appends raw JSON as the very bytes given, for a value whose
+// bytes matter and not only its meaning (a proposal's Args, which ArgsHash
+// hashes); empty is NULL. Anything else must be one JSON value.
+func (a *args) exactJSON(what string, raw []byte) *args {
+	if len(raw) == 0 {
+		a.a = append(a.a, nil)
+		return a
+	}
+	if !json.Valid(raw) {
+		a.fail("%s is not valid JSON", what)
+	}
+	a.a = append(a.a, string(raw))
+	return a
+}
+
 // blocks appends blocks in their stored (verbose) JSON form; none is NULL.
 func (a *args) blocks(bs []blocks.Block) *args {
 	if len(bs) == 0 {
