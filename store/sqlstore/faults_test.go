@@ -88,7 +88,17 @@ func TestClosedDatabaseFailsEveryMethod(t *testing.T) {
 				"ListMessages":  func() error { _, err := s.ListMessages(ctx, th.ID); return err },
 				"AppendAudit":   func() error { return s.AppendAudit(ctx, &store.AuditEvent{Kind: "k", ActorID: "u"}) },
 				"ListAudit":     func() error { _, err := s.ListAudit(ctx, store.AuditFilter{}); return err },
-				"SchemaVersion": func() error { _, _, err := s.SchemaVersion(ctx); return err },
+				"CreateProposal": func() error {
+					return s.CreateProposal(ctx, &store.Proposal{Token: "tok", UserID: "u", ThreadID: th.ID, Tool: "t", ExpiresAt: at(1)})
+				},
+				"GetProposal": func() error { _, err := s.GetProposal(ctx, "tok"); return err },
+				"DecideProposal": func() error {
+					_, err := s.DecideProposal(ctx, "tok", store.ProposalApplied, at(1))
+					return err
+				},
+				"ListProposals":   func() error { _, err := s.ListProposals(ctx, th.ID); return err },
+				"ExpireProposals": func() error { _, err := s.ExpireProposals(ctx, at(1)); return err },
+				"SchemaVersion":   func() error { _, _, err := s.SchemaVersion(ctx); return err },
 				"DeleteThreadsOlderThan": func() error {
 					_, err := s.DeleteThreadsOlderThan(ctx, time.Now())
 					return err

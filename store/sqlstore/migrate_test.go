@@ -145,6 +145,16 @@ func TestUnmigratedDatabaseSaysSo(t *testing.T) {
 			wantNotMigrated(t, "AppendAudit", s.AppendAudit(ctx, &store.AuditEvent{Kind: "k", ActorID: "u"}))
 			_, err = s.DeleteThreadsOlderThan(ctx, at(0))
 			wantNotMigrated(t, "DeleteThreadsOlderThan", err)
+			wantNotMigrated(t, "CreateProposal", s.CreateProposal(ctx,
+				&store.Proposal{Token: "tok", UserID: "u", ThreadID: "x", Tool: "t", ExpiresAt: at(1)}))
+			_, err = s.GetProposal(ctx, "tok")
+			wantNotMigrated(t, "GetProposal", err)
+			_, err = s.DecideProposal(ctx, "tok", store.ProposalApplied, at(1))
+			wantNotMigrated(t, "DecideProposal", err)
+			_, err = s.ListProposals(ctx, "x")
+			wantNotMigrated(t, "ListProposals", err)
+			_, err = s.ExpireProposals(ctx, at(1))
+			wantNotMigrated(t, "ExpireProposals", err)
 		})
 	}
 }
