@@ -28,6 +28,7 @@ var (
 type Store interface {
 	Threads
 	Messages
+	Proposals
 	Audit
 }
 
@@ -190,4 +191,62 @@ type Audit interface {
 	AppendAudit(ctx context.Context, e *AuditEvent) error
 	// ListAudit returns the events matching f, newest first.
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEvent, error)
+}
+
+// ProposalStatus is where a proposal is in its life. Only pending moves:
+// to applied or declined by a decision, or to expired.
+type ProposalStatus string
+
+// Proposal statuses.
+const (
+	ProposalPending  ProposalStatus = "pending"  // waiting for the user's decision
+	ProposalApplied  ProposalStatus = "applied"  // the user approved; the tool was run once
+	ProposalDeclined ProposalStatus = "declined" // the user declined; nothing ran
+	ProposalExpired  ProposalStatus = "expired"  // no decision before ExpiresAt
+)
+
+// Proposal is a Mutate or Destructive tool call the model made, held until
+// a human approves or declines it. The token is a single-use capability
+// bound to the user, the thread, the tool and the arguments' hash.
+type Proposal struct {
+	Token     string          // random, unguessable; the key. Required.
+	UserID    string          // the only user who may decide it. Required.
+	ThreadID  string          // the thread it belongs to; must exist. Required.
+	MessageID string          // the assistant message that showed the confirm card
+	CallID    string          // the model's tool call id
+	Tool      string          // the tool to run. Required.
+	Args      json.RawMessage // the validated arguments it will run with: a JSON object
+	ArgsHash  string          // hex SHA-256 of Args
+	Summary   string          // one line shown on the card and to the model
+	Status    ProposalStatus
+	CreatedAt time.Time
+	ExpiresAt time.Time  // a decision at or after this time is refused. Required.
+	DecidedAt *time.Time // when it left pending; nil while pending
+}
+
+// Proposals persists tool calls waiting for approval.
+type Proposals interface {
+	// CreateProposal inserts p as pending: an empty Status is set to
+	// pending and any other is ErrInvalid, as is a missing Token, UserID,
+	// ThreadID, Tool or ExpiresAt. A zero CreatedAt is set to now.
+	// ErrNotFound if the thread does not exist, ErrConflict if the token is
+	// taken.
+	CreateProposal(ctx context.Context, p *Proposal) error
+	// GetProposal returns the proposal with that token, or ErrNotFound.
+	GetProposal(ctx context.Context, token string) (Proposal, error)
+	// DecideProposal moves the pending proposal to status (applied or
+	// declined, else ErrInvalid) with DecidedAt = at, and returns it as
+	// decided. It is atomic: of any number of concurrent calls for one
+	// token, from any number of processes, exactly one succeeds. A proposal
+	// that is no longer pending is ErrConflict; a pending one whose
+	// ExpiresAt is not after at is marked expired and is ErrConflict. On
+	// ErrConflict the returned Proposal holds the current state. ErrNotFound
+	// if there is no such token.
+	DecideProposal(ctx context.Context, token string, status ProposalStatus, at time.Time) (Proposal, error)
+	// ListProposals returns the thread's proposals, oldest first; none for
+	// an unknown thread.
+	ListProposals(ctx context.Context, threadID string) ([]Proposal, error)
+	// ExpireProposals marks expired every pending proposal whose ExpiresAt
+	// is not after before, and returns how many it changed.
+	ExpireProposals(ctx context.Context, before time.Time) (int, error)
 }
