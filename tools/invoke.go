@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -32,7 +33,19 @@ import (
 // When ctx can be done, Execute runs on its own goroutine, and Invoke
 // returns when ctx is done even if the tool ignores ctx; the tool's late
 // result is discarded.
-func Invoke(ctx context.Context, t BaseTool, call Call) (res Result, err error) {
+func Invoke(ctx context.Context, t BaseTool, call Call) (Result, error) {
+	return run(ctx, t, call, func(ct compiledTool) func(context.Context, Call) (Result, error) {
+		if ct != nil {
+			return ct.executeValidated
+		}
+		return t.Execute
+	})
+}
+
+// run validates call.Args against t's schema and then runs what pick
+// returns for t (given t as a compiledTool when it is one); a nil function
+// means there is nothing to run, and an OK Result is returned.
+func run(ctx context.Context, t BaseTool, call Call, pick func(ct compiledTool) func(context.Context, Call) (Result, error)) (res Result, err error) {
 	if t == nil {
 		return Fail(CodeUnknownTool, "there is no such tool"), ErrUnknownTool
 	}
@@ -57,15 +70,15 @@ func Invoke(ctx context.Context, t BaseTool, call Call) (res Result, err error) 
 	if aerr != nil {
 		return aerr.result(), fmt.Errorf("tools: %s: %w", name, aerr)
 	}
+	fn := pick(ct)
+	if fn == nil {
+		return Result{OK: true}, nil
+	}
 	call.Args = args
 	if err := ctx.Err(); err != nil {
 		return contextResult(err), fmt.Errorf("tools: %s: %w", name, err)
 	}
-	run := t.Execute
-	if typed {
-		run = ct.executeValidated
-	}
-	res, err = execute(ctx, name, run, call)
+	res, err = execute(ctx, name, fn, call)
 	return finish(ctx, name, res, err)
 }
 
@@ -205,4 +218,13 @@ func (e *PanicError) Unwrap() error {
 
 func panicked(name string, r any) (Result, error) {
 	return internalResult(), &PanicError{Tool: name, Value: r, Stack: debug.Stack()}
+}
+
+// Validate checks args against t's input schema without running t: an OK
+// Result, or INVALID_ARGS naming each offending field, as [Invoke] would
+// answer. Use it for calls that run elsewhere, such as client-side tools.
+func Validate(t BaseTool, args json.RawMessage) (Result, error) {
+	return run(context.Background(), t, Call{Args: args}, func(compiledTool) func(context.Context, Call) (Result, error) {
+		return nil
+	})
 }
