@@ -21,6 +21,9 @@ const (
 	WriteThread   ActionKind = "write_thread"   // reserved: the Engine lets only the owner write a thread
 	ManageQuota   ActionKind = "manage_quota"   // read or set other users' quotas
 	ManagePrompts ActionKind = "manage_prompts" // edit system prompts
+	// RunAutonomous: run Mutate and Destructive tools without asking for
+	// approval for one turn that requested it (Request.Autonomous).
+	RunAutonomous ActionKind = "run_autonomous"
 )
 
 // Action is what the Authorizer decides on.
@@ -61,11 +64,13 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) 
 //   - ReadThread (another user's thread): a user with a Staff role.
 //   - WriteThread: the owner only.
 //   - ManageQuota, ManagePrompts: a user with a Staff role.
+//   - RunAutonomous: a user with one of the Autonomous roles.
 type RoleAuthorizer struct {
-	Disabled bool                // turn the assistant off for everyone
-	Enabled  []string            // roles that may chat; empty: every user
-	Tools    map[string][]string // role ("*": every user) -> granted tools; nil: none
-	Staff    []string            // roles that may read others' threads and manage quotas and prompts
+	Disabled   bool                // turn the assistant off for everyone
+	Enabled    []string            // roles that may chat; empty: every user
+	Tools      map[string][]string // role ("*": every user) -> granted tools; nil: none
+	Staff      []string            // roles that may read others' threads and manage quotas and prompts
+	Autonomous []string            // roles that may run a turn without approvals; empty: nobody
 }
 
 var _ Authorizer = RoleAuthorizer{}
@@ -95,6 +100,10 @@ func (r RoleAuthorizer) Authorize(_ context.Context, u parley.User, a Action) er
 		}
 	case ManageQuota, ManagePrompts:
 		if hasAny(u, r.Staff) {
+			return nil
+		}
+	case RunAutonomous:
+		if hasAny(u, r.Autonomous) {
 			return nil
 		}
 	}

@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -45,6 +46,25 @@ type Config struct {
 	// (default 5). After the last one the model is called once more with no
 	// tools and told to answer from what it has, so a turn ends with text.
 	MaxToolRounds int
+	// LazyToolThreshold: when more tools than this are offered to a user,
+	// the prompt carries a one-line catalog per category instead of every
+	// tool, and the model starts with only search_tools and ask_user and
+	// loads categories as it needs them (default 16; negative: never lazy).
+	LazyToolThreshold int
+	// ToolCategories describes categories in the lazy catalog: category ->
+	// one line. Optional.
+	ToolCategories map[string]string
+	// DisableAskUser withholds the ask_user tool, with which the model shows
+	// the user a form and waits for the answers.
+	DisableAskUser bool
+	// ApprovalTTL is how long a proposal waits for the user's decision
+	// (default 24h); a later decision is refused.
+	ApprovalTTL time.Duration
+	// AutoApprove, when set, is asked before a Mutate or Destructive tool
+	// call is turned into a proposal: true runs it at once, as approved.
+	// Use it for the tools a user has chosen to always allow. nil: every
+	// such call needs approval (or an autonomous turn, see RunAutonomous).
+	AutoApprove func(ctx context.Context, u parley.User, tool tools.Spec) bool
 	// ParallelTools bounds how many Read tools of one round run at once (default 4).
 	ParallelTools int
 	// ToolTimeout bounds one tool execution (default 30s).
@@ -108,6 +128,8 @@ const (
 	DefaultMaxPageContextBytes = 4 << 10
 	DefaultAssistantName       = "Assistant"
 	DefaultContextWindow       = 32768
+	DefaultLazyToolThreshold   = 16
+	DefaultApprovalTTL         = 24 * time.Hour
 )
 
 func (c *Config) validate() error {
@@ -136,6 +158,12 @@ func (c *Config) validate() error {
 	}
 	if set, ok := c.Tools.(*tools.Set); ok && set == nil {
 		errs = append(errs, errors.New("Tools is a nil *tools.Set (was an error from tools.NewSet dropped?)"))
+	} else if c.Tools != nil {
+		for _, name := range []string{SearchToolsName, AskUserName} {
+			if _, ok := c.Tools.Lookup(name); ok {
+				errs = append(errs, fmt.Errorf("the tool name %q is reserved for the Engine", name))
+			}
+		}
 	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
 		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {
@@ -174,6 +202,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.MaxPageContextBytes == 0 {
 		c.MaxPageContextBytes = DefaultMaxPageContextBytes
+	}
+	if c.LazyToolThreshold == 0 {
+		c.LazyToolThreshold = DefaultLazyToolThreshold
+	}
+	if c.ApprovalTTL <= 0 {
+		c.ApprovalTTL = DefaultApprovalTTL
 	}
 	if c.ContextWindow <= 0 {
 		c.ContextWindow = DefaultContextWindow

@@ -53,12 +53,47 @@ func New(cfg Config) (*Engine, error) {
 // shutdown after the HTTP server has stopped taking requests.
 func (e *Engine) Wait(ctx context.Context) error { return e.running.wait(ctx) }
 
-// Request is one user message to the assistant.
+// Request is one user message to the assistant, or the user's answer to
+// what the previous turn left waiting: a confirm card (Decision), calls of
+// client-side tools (ToolResults) or an ask_user form (Form). At most one of
+// the three may be set, and each needs ThreadID.
 type Request struct {
 	ThreadID    string // "": start a new thread
-	Message     string // the user's text; required
+	Message     string // the user's text; required unless a continuation is set; empty with Decision
 	Page        string // host page key: selects page tools and instructions; never shown to the model
 	PageContext string // what the user is looking at; cut to Config.MaxPageContextBytes, treated as untrusted
+
+	// Decision applies or declines a proposal. The token is consumed
+	// atomically: the tool runs at most once, with the stored arguments,
+	// and the model acknowledges the outcome from a note the server writes.
+	Decision *Decision
+	// ToolResults are the outputs of the client-side tool calls the
+	// thread's last turn ended with; each ID must be one of those calls.
+	ToolResults []ToolResult
+	// Form answers the ask_user form the thread's last turn ended with.
+	Form *FormAnswer
+	// Autonomous asks to run Mutate and Destructive tools this turn without
+	// approval cards. The Authorizer must allow RunAutonomous, else the
+	// turn is refused with CodeForbidden.
+	Autonomous bool
+}
+
+// Decision is the user's answer to a confirm card.
+type Decision struct {
+	Token string // the confirm block's ID
+	Apply bool   // true: run the tool; false: decline
+}
+
+// ToolResult is the output of one client-side tool call.
+type ToolResult struct {
+	ID     string          // the tool_call block's ID
+	Output json.RawMessage // any JSON value, given to the model as the tool's result
+}
+
+// FormAnswer holds the answers to an ask_user form.
+type FormAnswer struct {
+	ID     string                     // the form block's ID
+	Values map[string]json.RawMessage // question id -> answer (string, number, boolean or list of strings)
 }
 
 // Stream runs one turn and returns its output as a single-use sequence of

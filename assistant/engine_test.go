@@ -228,21 +228,6 @@ func TestUnknownToolAndBrokenArgumentsAreRecoverableErrors(t *testing.T) {
 	}
 }
 
-func TestMutateToolIsRefusedUntilApproved(t *testing.T) {
-	p := fake.New(fake.Turn{fake.CallTool("c1", "add_note", `{}`)}, fake.Turn{fake.Text("I could not add it.")})
-	h := newHarness(t, p)
-	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "add a note"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h.runs["add_note"].Load() != 0 {
-		t.Fatal("a Mutate tool ran without approval")
-	}
-	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].ErrorCode != string(tools.CodeNeedsApproval) {
-		t.Errorf("tool_result = %+v, want NEEDS_APPROVAL", r)
-	}
-}
-
 func TestPanickingToolBecomesErrorResultHiddenFromUser(t *testing.T) {
 	p := fake.New(fake.Turn{fake.CallTool("c1", "explode", `{}`)}, fake.Turn{fake.Text("It failed.")})
 	h := newHarness(t, p)

@@ -15,7 +15,8 @@ const (
 	CodeTooLarge         ErrorCode = "message_too_large"  // message over Config.MaxMessageBytes
 	CodeUnauthenticated  ErrorCode = "unauthenticated"    // no user (set by hosts and httpapi)
 	CodeForbidden        ErrorCode = "forbidden"          // the Authorizer refused
-	CodeNotFound         ErrorCode = "not_found"          // no such thread visible to this user
+	CodeNotFound         ErrorCode = "not_found"          // no such thread (or approval) visible to this user
+	CodeConflict         ErrorCode = "conflict"           // an approval or pending call already decided, expired, or not of this thread
 	CodeQuotaExceeded    ErrorCode = "quota_exceeded"     // the user's token budget for a period is used up
 	CodeSpendCapExceeded ErrorCode = "spend_cap_exceeded" // the rolling spend cap on the model connection is reached
 	CodeModelBusy        ErrorCode = "model_busy"         // the model provider is rate limiting
@@ -33,6 +34,7 @@ var (
 	ErrUnauthenticated  = errors.New("unauthenticated")
 	ErrForbidden        = errors.New("forbidden")
 	ErrNotFound         = errors.New("not found")
+	ErrConflict         = errors.New("conflict")
 	ErrQuotaExceeded    = errors.New("quota exceeded")
 	ErrSpendCapExceeded = errors.New("spend cap exceeded")
 	ErrModelBusy        = errors.New("model busy")
@@ -45,7 +47,7 @@ var (
 var codeSentinels = map[ErrorCode]error{
 	CodeInvalidRequest: ErrInvalidRequest, CodeTooLarge: ErrTooLarge,
 	CodeUnauthenticated: ErrUnauthenticated, CodeForbidden: ErrForbidden,
-	CodeNotFound: ErrNotFound, CodeQuotaExceeded: ErrQuotaExceeded, CodeSpendCapExceeded: ErrSpendCapExceeded, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
+	CodeNotFound: ErrNotFound, CodeConflict: ErrConflict, CodeQuotaExceeded: ErrQuotaExceeded, CodeSpendCapExceeded: ErrSpendCapExceeded, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
 	CodeModelUnavailable: ErrModelUnavailable, CodeCancelled: ErrCancelled, CodeInternal: ErrInternal,
 }
 
@@ -56,6 +58,7 @@ var safeMessages = map[ErrorCode]string{
 	CodeUnauthenticated:  "Please sign in to use the assistant.",
 	CodeForbidden:        "You are not allowed to do that.",
 	CodeNotFound:         "That conversation does not exist.",
+	CodeConflict:         "That request was already handled or is no longer valid.",
 	CodeQuotaExceeded:    "You have used your assistant allowance for now. Please try again later.",
 	CodeSpendCapExceeded: "The assistant has reached its usage limit for now. Please try again in a few minutes.",
 	CodeModelBusy:        "The assistant is busy right now. Please try again in a moment.",

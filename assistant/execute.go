@@ -23,7 +23,7 @@ type ExecuteRequest struct {
 
 // ExecuteTool runs a tool for u directly, as a host UI does when the user
 // presses a button. It passes the same gate as a model's call: the tool
-// must be one Tools(u, page) lists, else CodeNotFound, whether it does not
+// must be one Tools(u, page) lists and not client-side, else CodeNotFound, whether it does not
 // exist or u may not use it. The arguments go through the guard and the
 // schema, the call counts against ToolRate, and it is audited with
 // transport "http". Because the user asked for it themselves, Mutate and
@@ -35,7 +35,7 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	}
 	offered := e.offeredTools(ctx, u, req.Page)
 	i := slices.IndexFunc(offered, func(o offeredTool) bool { return o.spec.Name == req.Tool })
-	if i < 0 {
+	if i < 0 || offered[i].spec.ClientSide {
 		return tools.Result{}, &Error{Code: CodeNotFound, Op: "execute tool", Err: errors.New("tool not offered to the user"), Message: "There is no such tool."}
 	}
 	o := offered[i]
@@ -66,6 +66,10 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 			e.cfg.Logger.Warn("assistant: tool failed", "tool", req.Tool, "transport", "http", "err", err)
 		}
 	}
-	t.auditToolCallVia(ctx, call, r, time.Since(start), "http")
+	approval := ""
+	if o.spec.NeedsApproval() {
+		approval = approvalUser
+	}
+	t.auditToolCall(ctx, call, r, time.Since(start), "http", approval)
 	return r, nil
 }

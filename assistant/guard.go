@@ -60,7 +60,7 @@ func (t *turn) modelInput() string {
 	case guard.Redact:
 		return t.input.Redacted
 	}
-	return t.req.Message
+	return t.text
 }
 
 // inputWarning is the notice the user sees about their own message, if any.

@@ -154,9 +154,14 @@ func find(bs []blocks.Block, k blocks.Kind) []blocks.Block {
 	return out
 }
 
+// toolNames lists the host tools a request offered, sorted: the Engine's
+// own tools (ask_user, search_tools) are left out.
 func toolNames(req providers.Request) []string {
 	var names []string
 	for _, d := range req.Tools {
+		if d.Name == assistant.AskUserName || d.Name == assistant.SearchToolsName {
+			continue
+		}
 		names = append(names, d.Name)
 	}
 	slices.Sort(names)

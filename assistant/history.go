@@ -24,6 +24,9 @@ func replay(msgs []store.Message) []providers.Message {
 			if skipReply = m.Guard.ExcludeFromHistory; skipReply {
 				continue
 			}
+			if m.Content == "" {
+				continue // a turn that only carried client tool results
+			}
 			out = append(out, providers.Message{Role: providers.User, Content: m.Content})
 		case store.RoleAssistant:
 			if skipReply || m.Status == store.StatusStreaming || len(m.ModelMessages) == 0 {
@@ -43,9 +46,19 @@ func replay(msgs []store.Message) []providers.Message {
 // answered by a following tool message, and drops tool messages that answer
 // no kept call.
 func completeCalls(turn []providers.Message) []providers.Message {
+	return persistable(turn, nil)
+}
+
+// persistable is a turn's model messages as they may be stored and
+// replayed: only calls answered by a tool message, minus the invalid ones
+// (B12: a call that never validly reached a tool is not replayed), and no
+// tool message without its call. Calls a turn ended waiting on (a
+// proposal, a form, a client call) have no answer yet; the turn that
+// answers them records call and result together.
+func persistable(turn []providers.Message, invalid map[string]bool) []providers.Message {
 	answered := map[string]bool{}
 	for _, m := range turn {
-		if m.Role == providers.Tool {
+		if m.Role == providers.Tool && !invalid[m.ToolCallID] {
 			answered[m.ToolCallID] = true
 		}
 	}

@@ -32,13 +32,17 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		return
 	}
 	system := t.system
-	defs := t.toolDefs()
 	history := t.history
 	if t.blocked() {
 		history = nil // the rejection is written from the categories alone
 	}
-	base := append(history, providers.Message{Role: providers.User, Content: t.modelInput()})
+	base := history
+	if in := t.modelInput(); in != "" {
+		// A turn that only carries client tool results has no user text.
+		base = append(history, providers.Message{Role: providers.User, Content: in})
+	}
 	for round := 0; ; round++ {
+		defs := t.toolDefs() // search_tools may have loaded more
 		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
 		req := &providers.Request{
 			Model:     t.e.cfg.Model,
@@ -81,13 +85,13 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		}
 		calls = t.uniqueCallIDs(calls, round)
 		t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
-		end := t.runTools(t.stopCtx, calls, emit)
+		end, reason := t.runTools(t.stopCtx, calls, emit)
 		if t.stopped() {
 			t.err = t.stopErr()
 			return
 		}
 		if end {
-			t.finish = "tool"
+			t.finish = reason
 			return
 		}
 	}

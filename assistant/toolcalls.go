@@ -25,8 +25,8 @@ type offeredTool struct {
 }
 
 // offeredTools is the gate on the model side: only tools the Authorizer
-// allows for u, on page, that the server can execute. The same gate is
-// checked again when a call arrives (see precheck).
+// allows for u, on page. The same gate is checked again when a call
+// arrives (see precheck).
 func (e *Engine) offeredTools(ctx context.Context, u parley.User, page string) []offeredTool {
 	if e.cfg.Tools == nil {
 		return nil
@@ -43,9 +43,6 @@ func (e *Engine) offeredTools(ctx context.Context, u parley.User, page string) [
 }
 
 func (e *Engine) mayUse(ctx context.Context, u parley.User, spec *tools.Spec, page string) bool {
-	if spec.ClientSide { // client-side execution arrives with the approvals work
-		return false
-	}
 	if len(spec.Pages) > 0 && !slices.Contains(spec.Pages, page) {
 		return false
 	}
@@ -54,9 +51,22 @@ func (e *Engine) mayUse(ctx context.Context, u parley.User, spec *tools.Spec, pa
 
 var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 
-func (t *turn) toolDefs() []providers.ToolDef {
-	defs := make([]providers.ToolDef, 0, len(t.offered))
+// callable is what the model may call now: the Engine's own tools, then the
+// offered tools, or in a lazy turn only those loaded so far.
+func (t *turn) callable() []offeredTool {
+	out := slices.Clone(t.meta)
 	for _, o := range t.offered {
+		if !t.lazy || t.loaded[o.spec.Name] {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (t *turn) toolDefs() []providers.ToolDef {
+	callable := t.callable()
+	defs := make([]providers.ToolDef, 0, len(callable))
+	for _, o := range callable {
 		params := o.spec.InputSchema
 		if len(params) == 0 {
 			params = emptyObjectSchema
@@ -82,16 +92,44 @@ func (t *turn) uniqueCallIDs(calls []providers.ToolCall, round int) []providers.
 	return calls
 }
 
-// runTools executes one round's calls: gates first, then the permitted Read
-// calls in parallel (at most ParallelTools at once), results in call order.
-// It appends the tool messages for the model and reports whether the turn
-// should end (every call was a successful Terminal tool).
-func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit func(blocks.Block)) (end bool) {
-	results := make([]tools.Result, len(calls))
-	durations := make([]time.Duration, len(calls))
+// plan is what happens to one call of a round once it passed the gates.
+type plan int
+
+const (
+	planRefused plan = iota // a gate answered it
+	planRun                 // a Read tool, or an approved one: runs now
+	planPropose             // needs approval: a proposal and a confirm card
+	planClient              // client-side: the client runs it
+	planForm                // ask_user: a form for the user
+	planSearch              // search_tools: loads tools
+)
+
+// Finish reasons of a turn that ends waiting for the user.
+const (
+	finishApproval   = "approval"
+	finishClientTool = "client_tool"
+	finishAskUser    = "ask_user"
+)
+
+// clientTag marks the tool_call block of a client-side call: the client
+// runs it and posts the result with its next request.
+const clientTag = "client"
+
+// runTools carries out one round's calls: gates first, then the permitted
+// Read calls in parallel (at most ParallelTools at once), then, in call
+// order, results, proposals, forms and client calls. It appends the tool
+// messages for the model and reports whether the turn ends, and why: it
+// waits for the user (a confirm card, a form, a client call), or every
+// call was a successful Terminal tool.
+func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit func(blocks.Block)) (end bool, reason string) {
+	n := len(calls)
+	results := make([]tools.Result, n)
+	plans := make([]plan, n)
+	targets := make([]offeredTool, n)
+	approvals := make([]string, n)
+	durations := make([]time.Duration, n)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, t.e.cfg.ParallelTools)
-	end = true
 	for i, c := range calls {
 		shown, withheld, argsRefusal := t.checkArgs(ctx, c)
 		if withheld {
@@ -102,49 +140,175 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 				calls[i].Args = withheldArgs
 			}
 		}
-		emit(blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown})
-		o, refusal := t.precheck(ctx, c, argsRefusal)
-		if refusal != nil {
-			results[i] = *refusal
-			end = false
+		o, refused := t.precheck(ctx, c, argsRefusal)
+		b := blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown}
+		if refused == nil && o.spec.ClientSide {
+			b.Tag = clientTag
+		}
+		emit(b)
+		if refused == nil && withheld && (o.spec.ClientSide || o.spec.NeedsApproval() && !t.preapproved(ctx, o.spec)) {
+			// What leaves the server (to the client, or into a stored
+			// proposal) must be what the guard saw, unredacted.
+			r := refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval or to the user's application.",
+				"Do not retry with the same content. Tell the user what you wanted to do so they can do it themselves.")
+			refused = &r
+		}
+		if refused != nil {
+			results[i] = *refused
 			continue
 		}
-		end = end && o.spec.Terminal
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			tctx, cancel := context.WithTimeout(ctx, t.e.cfg.ToolTimeout)
-			defer cancel()
-			start := time.Now()
-			res, err := tools.Invoke(tctx, o.tool, tools.Call{ID: c.ID, User: t.u, ThreadID: t.thread.ID, Args: c.Args})
-			durations[i] = time.Since(start)
-			if err != nil {
-				t.e.cfg.Logger.Warn("assistant: tool failed", "tool", c.Name, "thread", t.thread.ID, "err", err)
+		targets[i] = o
+		switch {
+		case o.spec.Name == AskUserName:
+			plans[i] = planForm
+		case o.spec.Name == SearchToolsName:
+			plans[i] = planSearch
+		case o.spec.ClientSide:
+			plans[i] = planClient
+		case o.spec.NeedsApproval() && !t.preapproved(ctx, o.spec):
+			plans[i] = planPropose
+		default:
+			plans[i] = planRun
+			if o.spec.NeedsApproval() {
+				approvals[i] = t.approvalKind()
 			}
-			results[i] = res
-		}()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				results[i], durations[i] = t.invoke(ctx, o, c, approvals[i] != "")
+			}()
+		}
 	}
 	wg.Wait()
+	allTerminal, ran := true, false
 	for i, c := range calls {
+		switch plans[i] {
+		case planSearch:
+			results[i] = t.searchTools(c.Args)
+		case planForm:
+			f, refused := askUserForm(c.Args)
+			if refused == nil && reason == finishAskUser {
+				r := refusal(tools.CodeConflict, "Only one form can be shown at a time.", "Put every question in one ask_user call.")
+				refused = &r
+			}
+			if refused != nil {
+				plans[i], results[i] = planRefused, *refused
+				break
+			}
+			emit(formBlock(c.ID, f))
+			reason = finishAskUser
+			continue
+		case planClient:
+			if r, _ := tools.Validate(targets[i].tool, c.Args); !r.OK {
+				plans[i], results[i] = planRefused, r
+				break
+			}
+			if reason == "" {
+				reason = finishClientTool
+			}
+			continue
+		case planPropose:
+			r, proposed := t.propose(ctx, c, targets[i], emit)
+			if proposed {
+				if reason != finishAskUser {
+					reason = finishApproval
+				}
+				continue
+			}
+			results[i] = r
+		}
 		r := results[i]
-		end = end && r.OK
 		emit(resultBlock(c, r))
 		if r.UI != nil {
 			emit(*r.UI)
 		}
+		t.noteInvalid(c, r)
 		content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
 		t.msgs = append(t.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
-		t.auditToolCall(ctx, c, r, durations[i])
+		if !isMetaTool(c.Name) {
+			t.auditToolCall(ctx, c, r, durations[i], "chat", approvals[i])
+		}
+		if plans[i] == planRun {
+			ran = true
+			allTerminal = allTerminal && targets[i].spec.Terminal && r.OK
+		} else {
+			allTerminal = false
+		}
 	}
-	return end
+	if reason != "" {
+		return true, reason
+	}
+	return ran && allTerminal, "tool"
+}
+
+// invoke runs one approved or Read call under the per-call timeout.
+func (t *turn) invoke(ctx context.Context, o offeredTool, c providers.ToolCall, approved bool) (tools.Result, time.Duration) {
+	tctx, cancel := context.WithTimeout(ctx, t.e.cfg.ToolTimeout)
+	defer cancel()
+	start := time.Now()
+	res, err := tools.Invoke(tctx, o.tool, tools.Call{ID: c.ID, User: t.u, ThreadID: t.thread.ID, Args: c.Args, Approved: approved})
+	if err != nil {
+		t.e.cfg.Logger.Warn("assistant: tool failed", "tool", c.Name, "thread", t.thread.ID, "err", err)
+	}
+	return res, time.Since(start)
+}
+
+// preapproved reports whether a Mutate or Destructive call may run without
+// a proposal: the turn is autonomous, or the host auto-approves the tool
+// for this user.
+func (t *turn) preapproved(ctx context.Context, spec tools.Spec) bool {
+	if t.autonomous {
+		return true
+	}
+	return t.e.cfg.AutoApprove != nil && t.e.cfg.AutoApprove(ctx, t.u, spec)
+}
+
+func (t *turn) approvalKind() string {
+	if t.autonomous {
+		return approvalAutonomous
+	}
+	return approvalAuto
+}
+
+// How a Mutate or Destructive call was approved, in audit rows.
+const (
+	approvalPending    = "pending"    // a proposal was made
+	approvalUser       = "user"       // the user applied the proposal
+	approvalDeclined   = "declined"   // the user declined it
+	approvalAuto       = "auto"       // Config.AutoApprove allowed it
+	approvalAutonomous = "autonomous" // an autonomous turn
+)
+
+// invalidCodes are the answers to calls that never validly reached a tool.
+// Such calls are kept out of the stored model messages (B12), so later
+// turns do not replay, and learn from, the mistake.
+var invalidCodes = []tools.ErrorCode{tools.CodeInvalidArgs, tools.CodeUnknownTool, tools.CodeNotLoaded}
+
+func (t *turn) noteInvalid(c providers.ToolCall, r tools.Result) {
+	if r.Error == nil || !slices.Contains(invalidCodes, r.Error.Code) {
+		return
+	}
+	if t.invalid == nil {
+		t.invalid = make(map[string]bool)
+	}
+	t.invalid[c.ID] = true
 }
 
 // precheck is the gate on the execution side. The model is an untrusted
 // proposer: a call to a tool that was not offered is refused and never runs,
 // whatever the model claims.
 func (t *turn) precheck(ctx context.Context, c providers.ToolCall, argsRefusal *tools.Result) (offeredTool, *tools.Result) {
+	if i := slices.IndexFunc(t.meta, func(o offeredTool) bool { return o.spec.Name == c.Name }); i >= 0 {
+		if argsRefusal != nil {
+			return offeredTool{}, argsRefusal
+		}
+		if r := t.loopCheck(c); r != nil {
+			return offeredTool{}, r
+		}
+		return t.meta[i], nil
+	}
 	i := slices.IndexFunc(t.offered, func(o offeredTool) bool { return o.spec.Name == c.Name })
 	if i < 0 {
 		// A tool this user may not use answers exactly like one that does
@@ -156,6 +320,13 @@ func (t *turn) precheck(ctx context.Context, c providers.ToolCall, argsRefusal *
 		return offeredTool{}, &r
 	}
 	o := t.offered[i]
+	if t.lazy && !t.loaded[o.spec.Name] {
+		call, _ := json.Marshal(map[string][]string{"categories": {category(o.spec)}})
+		r := refusal(tools.CodeNotLoaded, fmt.Sprintf("The tool %q is not loaded yet.", c.Name),
+			fmt.Sprintf("Call %s with %s first, then call %s again.", SearchToolsName, call, c.Name))
+		r.Error.Blocked, r.Error.Retryable = false, true
+		return offeredTool{}, &r
+	}
 	// Authorize again at execution: the offered set was computed at the start
 	// of the turn, and the decision must hold for the call itself.
 	if err := t.e.cfg.Authorizer.Authorize(ctx, t.u, Action{Kind: UseTool, Tool: &o.spec}); err != nil {
@@ -172,12 +343,6 @@ func (t *turn) precheck(ctx context.Context, c providers.ToolCall, argsRefusal *
 	if r := t.takeToolCall(ctx); r != nil {
 		return offeredTool{}, r
 	}
-	if o.spec.NeedsApproval() {
-		r := refusal(tools.CodeNeedsApproval,
-			fmt.Sprintf("The tool %q changes data and needs the user's approval, which cannot be requested in this conversation.", c.Name),
-			"Do not claim the action was done. Tell the user what you would change so they can do it themselves.")
-		return offeredTool{}, &r
-	}
 	return o, nil
 }
 
@@ -186,12 +351,12 @@ func refusal(code tools.ErrorCode, msg, hint string) tools.Result {
 }
 
 func (t *turn) toolNames() string {
-	if len(t.offered) == 0 {
-		return "(no tools are available)"
+	var names []string
+	for _, o := range t.callable() {
+		names = append(names, o.spec.Name)
 	}
-	names := make([]string, len(t.offered))
-	for i, o := range t.offered {
-		names[i] = o.spec.Name
+	if len(names) == 0 {
+		return "(no tools are available)"
 	}
 	return strings.Join(names, ", ")
 }
@@ -263,18 +428,19 @@ func canonicalJSON(raw json.RawMessage) string {
 	return string(out)
 }
 
-// auditToolCall records one tool call of a chat turn.
-func (t *turn) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration) {
-	t.auditToolCallVia(ctx, c, r, d, "chat")
-}
-
-// auditToolCallVia records one tool call: never the arguments, only their
-// hash. transport is "chat" (the model called it) or "http" (a host UI).
-func (t *turn) auditToolCallVia(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport string) {
-	data, _ := json.Marshal(map[string]any{
+// auditToolCall records one tool call: never the arguments, only their
+// hash. transport is "chat" (the model called it), "client" (a client-side
+// tool's posted result) or "http" (a host UI). approval says how a Mutate
+// or Destructive call was approved; "" for Read tools.
+func (t *turn) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string) {
+	fields := map[string]any{
 		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
 		"duration_ms": d.Milliseconds(), "transport": transport,
-	})
+	}
+	if approval != "" {
+		fields["approval"] = approval
+	}
+	data, _ := json.Marshal(fields)
 	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: data}
 	if err := t.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
 		t.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", t.thread.ID, "err", err)

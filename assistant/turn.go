@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -29,7 +28,15 @@ type turn struct {
 	user    store.Message // persisted user message
 	reply   store.Message // persisted assistant placeholder, filled as the turn runs
 	offered []offeredTool
+	meta    []offeredTool       // the Engine's own tools offered this turn
+	lazy    bool                // offered tools are loaded with search_tools
 	history []providers.Message // replay of earlier turns
+
+	autonomous   bool                 // Mutate and Destructive tools run without proposals
+	decision     *store.Proposal      // a decision turn: the proposal decided
+	decided      store.ProposalStatus // applied or declined
+	decisionTool offeredTool          // the tool an apply runs
+	clientCalls  []blocks.Block       // a tool-results turn: the calls it answers
 
 	// Written only by the worker goroutine.
 	parser      blocks.Parser
@@ -41,11 +48,14 @@ type turn struct {
 	err         error // why the turn failed, if it did
 	textSeen    bool  // the model has streamed text this turn
 	callIDs     map[string]bool
-	repeats     map[string]int // tool calls by name and canonical arguments
-	system      string         // the system prompt, built once in begin
-	input       guard.Result   // the input guard's verdict on the message
-	pageContext string         // the page context as the model may see it
-	hold        *quota.Hold    // the open quota reservation, until settled or released
+	repeats     map[string]int  // tool calls by name and canonical arguments
+	loaded      map[string]bool // lazy turns: offered tools loaded so far
+	invalid     map[string]bool // call ids that never validly reached a tool; not stored
+	system      string          // the system prompt, built once in begin
+	text        string          // what the user says this turn: the message, form answers or a decision note
+	input       guard.Result    // the input guard's verdict on text
+	pageContext string          // the page context as the model may see it
+	hold        *quota.Hold     // the open quota reservation, until settled or released
 
 	mu sync.Mutex // guards stored and prose against the heartbeat's reads
 
@@ -61,46 +71,79 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return nil, err
 	}
-	switch {
-	case len(req.Message) > e.cfg.MaxMessageBytes:
-		return nil, wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
-	case strings.TrimSpace(req.Message) == "":
-		return nil, wrap(CodeInvalidRequest, "validate", errors.New("empty message"))
-	case !utf8.ValidString(req.Message):
-		return nil, wrap(CodeInvalidRequest, "validate", errors.New("message is not valid UTF-8"))
+	if err := e.validateRequest(&req); err != nil {
+		return nil, err
+	}
+	if req.Autonomous {
+		if err := e.authorize(ctx, u, Action{Kind: RunAutonomous}); err != nil {
+			return nil, err
+		}
 	}
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
-	t := &turn{e: e, u: u, req: req, offered: e.offeredTools(ctx, u, req.Page)}
-	t.input = e.checkInput(ctx, req.Message)
-	t.pageContext = e.checkPageContext(ctx, req.PageContext)
-	if t.blocked() {
-		// Nothing of a blocked message reaches the model, not even through
-		// tools: the model only writes a rejection.
-		t.offered = nil
-	}
+	t := &turn{e: e, u: u, req: req, offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	var prior []store.Message
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
 		if err != nil {
 			return nil, err
 		}
-		prior, err := e.cfg.Store.ListMessages(ctx, th.ID)
-		if err != nil {
+		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
 			return nil, e.storeErr("load history", err)
 		}
 		t.thread, t.history = th, replay(prior)
 	}
+	// What the user says this turn: their message, their form answers, or
+	// for a decision a note the server writes from the stored proposal.
+	text, scan := req.Message, true
+	var err error
+	switch {
+	case req.Decision != nil:
+		if err := t.checkDecision(ctx, req.Decision); err != nil {
+			return nil, err
+		}
+		text, scan = decisionNote(t.decision, t.decided), false
+	case len(req.ToolResults) > 0:
+		err = t.checkToolResults(prior)
+	case req.Form != nil:
+		text, err = t.checkForm(prior)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.text, t.input = text, guard.Result{Redacted: text}
+	if scan {
+		t.input = e.checkInput(ctx, text)
+	}
+	t.pageContext = e.checkPageContext(ctx, req.PageContext)
+	if t.blocked() {
+		// Nothing of a blocked message reaches the model, not even through
+		// tools or a continuation: the model only writes a rejection.
+		t.offered, t.clientCalls = nil, nil
+	}
+	t.setupTools()
 	t.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
 		return nil, err
 	}
 	// From here a failure releases the hold and removes what was written.
 	fail := func(err error) (*turn, error) {
+		if t.decision != nil && t.decision.DecidedAt != nil {
+			e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written; its tool did not run",
+				"thread", t.thread.ID, "tool", t.decision.Tool, "err", err)
+		}
 		t.release(context.WithoutCancel(ctx))
 		if req.ThreadID == "" && t.thread.ID != "" {
 			t.discardThread(ctx)
 		}
 		return nil, err
+	}
+	if t.decision != nil {
+		// The token is consumed before the turn is written: a decision that
+		// loses a race, or comes twice, leaves nothing behind.
+		if err := t.consume(ctx); err != nil {
+			return fail(err)
+		}
 	}
 	if req.ThreadID == "" {
 		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(t.input.Redacted)}
@@ -248,6 +291,12 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	if w, ok := inputWarning(t.input); ok {
 		record(w)
 	}
+	switch {
+	case t.decision != nil:
+		t.runDecision(t.stopCtx, record)
+	case len(t.clientCalls) > 0:
+		t.runToolResults(t.stopCtx, record)
+	}
 	func() {
 		done := make(chan struct{})
 		watched := make(chan struct{})
@@ -307,8 +356,8 @@ func (t *turn) persist(ctx context.Context) {
 		}
 		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.err))
 	}
-	if len(t.msgs) > 0 {
-		raw, err := json.Marshal(storable(t.msgs))
+	if msgs := persistable(t.msgs, t.invalid); len(msgs) > 0 {
+		raw, err := json.Marshal(storable(msgs))
 		if err != nil {
 			t.e.cfg.Logger.Error("assistant: encode model messages", "thread", t.thread.ID, "err", err)
 		}

@@ -128,7 +128,7 @@ func StatusOf(code assistant.ErrorCode) int {
 		return http.StatusNotFound
 	case assistant.CodeQuotaExceeded, assistant.CodeSpendCapExceeded:
 		return http.StatusTooManyRequests
-	case assistant.CodeCancelled:
+	case assistant.CodeCancelled, assistant.CodeConflict:
 		return http.StatusConflict
 	case assistant.CodeModelBusy:
 		return http.StatusServiceUnavailable
@@ -182,11 +182,59 @@ func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 // StreamRequest is the body of POST /api/chat/stream.
+//
+// A request carries a message, or answers what the thread's last turn left
+// waiting: a decision on a confirm card, the results of client-side tool
+// calls, or the answers to an ask_user form (with an optional message).
 type StreamRequest struct {
-	ThreadID    string `json:"thread_id,omitempty"`
-	Message     string `json:"message"`
-	Page        string `json:"page,omitempty"`
-	PageContext string `json:"page_context,omitempty"`
+	ThreadID    string           `json:"thread_id,omitempty"`
+	Message     string           `json:"message,omitempty"`
+	Page        string           `json:"page,omitempty"`
+	PageContext string           `json:"page_context,omitempty"`
+	Decision    *DecisionBody    `json:"decision,omitempty"`
+	ToolResults []ToolResultBody `json:"tool_results,omitempty"`
+	Form        *FormAnswerBody  `json:"form,omitempty"`
+	Autonomous  bool             `json:"autonomous,omitempty"`
+}
+
+// DecisionBody applies or declines a confirm card: {"token", "apply"}.
+// apply is required, so a missing key never reads as a decline.
+type DecisionBody struct {
+	Token string `json:"token"`
+	Apply *bool  `json:"apply"`
+}
+
+// ToolResultBody is one client-side tool's output: {"id", "output"}.
+type ToolResultBody struct {
+	ID     string          `json:"id"`
+	Output json.RawMessage `json:"output"`
+}
+
+// FormAnswerBody answers an ask_user form: {"id", "values": {question id: answer}}.
+type FormAnswerBody struct {
+	ID     string                     `json:"id"`
+	Values map[string]json.RawMessage `json:"values"`
+}
+
+// request converts the body to the Engine's Request.
+func (req *StreamRequest) request() (assistant.Request, error) {
+	out := assistant.Request{
+		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
+		Autonomous: req.Autonomous,
+	}
+	if d := req.Decision; d != nil {
+		if d.Apply == nil {
+			return out, errors.New(`decision needs "apply": true or false`)
+		}
+		out.Decision = &assistant.Decision{Token: d.Token, Apply: *d.Apply}
+	}
+	for _, r := range req.ToolResults {
+		out.ToolResults = append(out.ToolResults, assistant.ToolResult{ID: r.ID, Output: r.Output})
+	}
+	if f := req.Form; f != nil {
+		out.Form = &assistant.FormAnswer{ID: f.ID, Values: f.Values}
+	}
+	return out, nil
 }
 
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) {
@@ -197,9 +245,12 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 0, 512)
 	started := false
-	for b := range h.eng.Stream(r.Context(), u, assistant.Request{
-		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
-	}) {
+	areq, err := req.request()
+	if err != nil {
+		h.writeErrorStatus(w, http.StatusBadRequest, assistant.CodeInvalidRequest, "The request is not valid: "+err.Error()+".")
+		return
+	}
+	for b := range h.eng.Stream(r.Context(), u, areq) {
 		if !started {
 			// A stream that fails before its first meta block was refused:
 			// answer with a status, not a 200 stream.

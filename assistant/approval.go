@@ -1,0 +1,254 @@
+package assistant
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// propose turns a Mutate or Destructive call into a proposal: the tool's
+// dry run (if it is a tools.Proposer), a stored proposal and a confirm
+// block. It reports false, with the Result for the model, when the call
+// cannot be proposed.
+func (t *turn) propose(ctx context.Context, c providers.ToolCall, o offeredTool, emit func(blocks.Block)) (tools.Result, bool) {
+	pctx, cancel := context.WithTimeout(ctx, t.e.cfg.ToolTimeout)
+	defer cancel()
+	start := time.Now()
+	r, err := tools.Propose(pctx, o.tool, tools.Call{ID: c.ID, User: t.u, ThreadID: t.thread.ID, Args: c.Args})
+	if err != nil {
+		t.e.cfg.Logger.Warn("assistant: dry run failed", "tool", c.Name, "thread", t.thread.ID, "err", err)
+	}
+	if !r.OK {
+		t.auditToolCall(ctx, c, r, time.Since(start), "chat", approvalPending)
+		return r, false
+	}
+	args := compactJSON(c.Args)
+	summary := oneLine(r.Summary, maxSummaryBytes)
+	if summary == "" {
+		summary = defaultSummary(o.spec, args)
+	}
+	token, err := newToken()
+	now := t.e.cfg.Now()
+	p := store.Proposal{
+		Token: token, UserID: t.u.ID, ThreadID: t.thread.ID, MessageID: t.reply.ID, CallID: c.ID,
+		Tool: c.Name, Args: args, ArgsHash: argsHash(args), Summary: summary, Status: store.ProposalPending,
+		CreatedAt: now, ExpiresAt: now.Add(t.e.cfg.ApprovalTTL),
+	}
+	if err == nil {
+		err = t.e.cfg.Store.CreateProposal(context.WithoutCancel(ctx), &p)
+	}
+	if err != nil {
+		t.e.cfg.Logger.Error("assistant: store proposal", "tool", c.Name, "thread", t.thread.ID, "err", err)
+		r := tools.Fail(tools.CodeInternal, "The approval could not be prepared.")
+		t.auditToolCall(ctx, c, r, time.Since(start), "chat", approvalPending)
+		return r, false
+	}
+	data := args
+	if r.Data != nil {
+		if raw, err := json.Marshal(r.Data); err == nil {
+			data = raw
+		}
+	}
+	emit(blocks.Block{Kind: blocks.Confirm, ID: token, Name: c.Name, Content: summary, Tag: string(o.spec.Effect), Data: data})
+	if r.UI != nil {
+		emit(*r.UI)
+	}
+	t.auditToolCall(ctx, c, tools.Result{Error: &tools.ToolError{Code: tools.CodeNeedsApproval}}, time.Since(start), "chat", approvalPending)
+	return r, true
+}
+
+// maxSummaryBytes bounds a proposal's one-line summary.
+const maxSummaryBytes = 300
+
+// defaultSummary describes a call of a tool that has no dry run.
+func defaultSummary(spec tools.Spec, args json.RawMessage) string {
+	s := spec.Name
+	if string(args) != "{}" && len(args) > 0 {
+		s += " " + string(args)
+	}
+	return oneLine(s, maxSummaryBytes)
+}
+
+// newToken returns 256 random bits, URL-safe.
+func newToken() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+func compactJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+// maxTokenBytes bounds a decision token before any lookup.
+const maxTokenBytes = 128
+
+// checkDecision validates a decision before anything is written: the
+// proposal exists and is u's (else CodeNotFound, so tokens of other users
+// are indistinguishable from made-up ones), belongs to this thread, is
+// still pending and unexpired (else CodeConflict), and for an apply, u may
+// still use the tool. It does not consume the token; consume does.
+func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
+	e := t.e
+	notFound := func(err error) error {
+		return &Error{Code: CodeNotFound, Op: "decide", Err: err, Message: "That approval does not exist."}
+	}
+	if d.Token == "" || len(d.Token) > maxTokenBytes {
+		return notFound(errors.New("malformed token"))
+	}
+	p, err := e.cfg.Store.GetProposal(ctx, d.Token)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return notFound(err)
+	case err != nil:
+		return wrap(CodeInternal, "decide", err)
+	case p.UserID != t.u.ID:
+		return notFound(fmt.Errorf("proposal of user %q", p.UserID))
+	case p.ThreadID != t.thread.ID:
+		return &Error{Code: CodeConflict, Op: "decide", Err: errors.New("proposal of another thread"),
+			Message: "That approval belongs to another conversation."}
+	}
+	if err := decidable(p, e.cfg.Now()); err != nil {
+		if p.Status == store.ProposalPending {
+			// Expired while pending: the store records that as it refuses.
+			_, _ = e.cfg.Store.DecideProposal(ctx, p.Token, store.ProposalDeclined, e.cfg.Now())
+		}
+		return err
+	}
+	if argsHash(p.Args) != p.ArgsHash {
+		return wrap(CodeInternal, "decide", errors.New("stored arguments do not match their hash"))
+	}
+	t.decision = &p
+	t.decided = store.ProposalDeclined
+	if !d.Apply {
+		return nil
+	}
+	t.decided = store.ProposalApplied
+	o, ok := e.lookupTool(ctx, t.u, p.Tool)
+	if !ok {
+		return &Error{Code: CodeForbidden, Op: "decide", Err: fmt.Errorf("tool %q no longer available to the user", p.Tool),
+			Message: "You can no longer apply that action."}
+	}
+	t.decisionTool = o
+	return nil
+}
+
+// decidable reports why p can no longer be decided, if it cannot.
+func decidable(p store.Proposal, now time.Time) error {
+	var msg string
+	switch {
+	case p.Status == store.ProposalApplied:
+		msg = "That action was already applied."
+	case p.Status == store.ProposalDeclined:
+		msg = "That action was already declined."
+	case p.Status == store.ProposalExpired || !now.Before(p.ExpiresAt):
+		msg = "That approval has expired. Ask the assistant again."
+	case p.Status != store.ProposalPending:
+		msg = "That approval is no longer valid."
+	default:
+		return nil
+	}
+	return &Error{Code: CodeConflict, Op: "decide", Err: fmt.Errorf("proposal is %s", p.Status), Message: msg}
+}
+
+// consume decides the proposal in the store, atomically: of concurrent
+// decisions on one token, one wins and the others get CodeConflict.
+func (t *turn) consume(ctx context.Context) error {
+	p, err := t.e.cfg.Store.DecideProposal(ctx, t.decision.Token, t.decided, t.e.cfg.Now())
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		if derr := decidable(p, t.e.cfg.Now()); derr != nil {
+			return derr
+		}
+		return &Error{Code: CodeConflict, Op: "decide", Err: err, Message: "That action was already decided."}
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Code: CodeNotFound, Op: "decide", Err: err, Message: "That approval does not exist."}
+	case err != nil:
+		return wrap(CodeInternal, "decide", err)
+	}
+	*t.decision = p
+	return nil
+}
+
+// decisionNote is the user's side of a decision turn, written by the
+// server from the stored proposal: no client text reaches the model.
+func decisionNote(p *store.Proposal, status store.ProposalStatus) string {
+	if status == store.ProposalApplied {
+		return "I approve: " + p.Summary
+	}
+	return "I decline: " + p.Summary + ". Do not do it."
+}
+
+// runDecision carries out a consumed decision at the start of the turn:
+// an apply runs the tool once, with the stored arguments; a decline runs
+// nothing. Either way the model sees its proposed call answered, so it can
+// acknowledge the outcome, never claim one that did not happen.
+func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
+	p := t.decision
+	c := providers.ToolCall{ID: p.CallID, Name: p.Tool, Args: p.Args}
+	if c.ID == "" {
+		c.ID = "call_" + p.Token[:8]
+	}
+	var r tools.Result
+	var d time.Duration
+	approval := approvalDeclined
+	if t.decided == store.ProposalApplied {
+		approval = approvalUser
+		r, d = t.invoke(ctx, t.decisionTool, c, true)
+	} else {
+		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
+		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
+	}
+	t.answerCall(ctx, c, r, d, "chat", approval, emit)
+}
+
+// answerCall records a call that an earlier turn left waiting and its
+// result: blocks for the user, both halves for the model, an audit row.
+func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, emit func(blocks.Block)) {
+	emit(resultBlock(c, r))
+	if r.UI != nil {
+		emit(*r.UI)
+	}
+	t.callIDs[c.ID] = true
+	content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
+	t.msgs = append(t.msgs,
+		providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}},
+		providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
+	t.auditToolCall(ctx, c, r, d, transport, approval)
+}
+
+// lookupTool finds a tool u may use, on any page, that the server runs.
+func (e *Engine) lookupTool(ctx context.Context, u parley.User, name string) (offeredTool, bool) {
+	if e.cfg.Tools == nil {
+		return offeredTool{}, false
+	}
+	tool, ok := e.cfg.Tools.Lookup(name)
+	if !ok {
+		return offeredTool{}, false
+	}
+	spec := tool.Spec()
+	if spec.ClientSide || e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: UseTool, Tool: &spec}) != nil {
+		return offeredTool{}, false
+	}
+	return offeredTool{spec: spec, tool: tool}, true
+}

@@ -1,0 +1,468 @@
+package assistant_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+type renameArgs struct {
+	ID    int    `json:"id"`
+	Title string `json:"title"`
+}
+
+// approvals is a harness with a Mutate tool that records every execution
+// and a dry run that refuses unknown ids.
+type approvals struct {
+	*harness
+	model *fake.Provider
+	mu    sync.Mutex
+	ran   []renameArgs // executions of rename_note, in order
+	calls []tools.Call
+	now   atomic.Pointer[time.Time]
+}
+
+func newApprovals(t *testing.T, mod ...func(*assistant.Config)) *approvals {
+	t.Helper()
+	a := &approvals{model: fake.New()}
+	start := time.Date(2026, 11, 21, 9, 0, 0, 0, time.UTC)
+	a.now.Store(&start)
+	rename := tools.Must(tools.New(tools.Spec{Name: "rename_note", Description: "Renames a note.", Category: "weather", Effect: tools.Mutate},
+		func(_ context.Context, c tools.Call, in renameArgs) (tools.Result, error) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			a.ran = append(a.ran, in)
+			a.calls = append(a.calls, c)
+			return tools.OK("renamed note "+itoa(in.ID), nil), nil
+		}))
+	rename = tools.Must(tools.WithPropose(rename, func(_ context.Context, _ tools.Call, in renameArgs) (tools.Result, error) {
+		if in.ID != 7 {
+			return tools.Fail(tools.CodeNotFound, "there is no note "+itoa(in.ID)), nil
+		}
+		return tools.OK("Rename note 7 to “"+in.Title+"”", nil), nil
+	}))
+	drop := tools.Must(tools.New(tools.Spec{Name: "drop_note", Description: "Deletes a note.", Category: "weather", Effect: tools.Destructive},
+		func(context.Context, tools.Call, struct {
+			ID int `json:"id"`
+		}) (tools.Result, error) {
+			return tools.OK("deleted", nil), nil
+		}))
+	a.harness = newHarness(t, a.model, append([]func(*assistant.Config){func(c *assistant.Config) {
+		set, err := tools.NewSet(rename, drop, onlyWeather(c.Tools))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Tools = set
+		c.Now = func() time.Time { return *a.now.Load() }
+	}}, mod...)...)
+	return a
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func (a *approvals) executions() []renameArgs {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]renameArgs(nil), a.ran...)
+}
+
+func (a *approvals) advance(d time.Duration) {
+	next := a.now.Load().Add(d)
+	a.now.Store(&next)
+}
+
+// propose runs a turn in which the model asks to rename note 7 and
+// returns the thread and the confirm block.
+func (a *approvals) propose(t *testing.T, u parley.User) (threadID string, card blocks.Block) {
+	t.Helper()
+	a.model.Append(fake.Turn{fake.Text("I will rename it."), fake.CallTool("m1", "rename_note", `{"id": 7, "title": "Groceries"}`)})
+	reply, streamed, err := a.collect(t, u, assistant.Request{Message: "rename note 7 to Groceries"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards := find(streamed, blocks.Confirm)
+	if len(cards) != 1 {
+		t.Fatalf("confirm blocks %+v, want 1", cards)
+	}
+	if reply.Finish != "approval" {
+		t.Errorf("finish %q, want approval", reply.Finish)
+	}
+	return reply.ThreadID, cards[0]
+}
+
+func (a *approvals) decide(t *testing.T, u parley.User, threadID, token string, apply bool) (assistant.Reply, []blocks.Block, error) {
+	t.Helper()
+	return a.collect(t, u, assistant.Request{ThreadID: threadID, Decision: &assistant.Decision{Token: token, Apply: apply}})
+}
+
+func TestMutateCallBecomesAProposalAndEndsTheTurn(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	if len(a.executions()) != 0 {
+		t.Fatal("a Mutate tool ran without approval")
+	}
+	if a.model.Calls() != 1 {
+		t.Errorf("%d model calls, want 1: a confirm card ends the turn", a.model.Calls())
+	}
+	if card.Name != "rename_note" || card.Content != "Rename note 7 to “Groceries”" || len(card.ID) < 40 || card.Tag != "mutate" {
+		t.Errorf("card %+v: want the tool, the dry run's summary, a long token and the effect", card)
+	}
+	wire := blocks.AppendNDJSON(nil, &card)
+	var keys map[string]any
+	if err := json.Unmarshal(wire, &keys); err != nil {
+		t.Fatal(err)
+	}
+	if keys["k"] != "confirm" || keys["id"] != card.ID || keys["n"] != "rename_note" || keys["c"] != card.Content {
+		t.Errorf("wire form %s: want k, id, n, c", wire)
+	}
+	p, err := a.store.GetProposal(context.Background(), card.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.UserID != "alice" || p.ThreadID != threadID || p.Tool != "rename_note" || p.Status != store.ProposalPending ||
+		string(p.Args) != `{"id":7,"title":"Groceries"}` || len(p.ArgsHash) != 64 || p.CallID != "m1" ||
+		!p.ExpiresAt.Equal(a.now.Load().Add(assistant.DefaultApprovalTTL)) {
+		t.Errorf("stored proposal %+v", p)
+	}
+	msgs := a.messages(t, threadID)
+	if len(msgs) != 2 || msgs[1].Status != store.StatusComplete || strings.Contains(string(msgs[1].ModelMessages), "m1") {
+		t.Errorf("stored reply: status %q, model messages %s; want complete with no unanswered call", msgs[1].Status, msgs[1].ModelMessages)
+	}
+	if len(find(msgs[1].Blocks, blocks.Confirm)) != 1 {
+		t.Error("the confirm card is not in the stored reply")
+	}
+}
+
+func TestApplyRunsTheStoredCallOnceAndTheModelAcknowledges(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	a.model.Append(fake.Turn{fake.Text("Done: note 7 is now Groceries.")})
+	reply, streamed, err := a.decide(t, alice, threadID, card.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := a.executions(); len(got) != 1 || got[0] != (renameArgs{ID: 7, Title: "Groceries"}) {
+		t.Fatalf("executions %+v, want exactly one with the stored arguments", got)
+	}
+	if !a.calls[0].Approved {
+		t.Error("the tool did not learn the call was approved")
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || !r[0].OK || r[0].ID != "m1" || r[0].Content != "renamed note 7" {
+		t.Errorf("tool results %+v", r)
+	}
+	if reply.Text != "Done: note 7 is now Groceries." {
+		t.Errorf("reply %q", reply.Text)
+	}
+	// The model sees the server's note and its call answered by the real result.
+	req := a.model.Requests()[1]
+	msgs := req.Messages
+	n := len(msgs)
+	if n < 3 || msgs[n-3].Role != providers.User || msgs[n-3].Content != "I approve: Rename note 7 to “Groceries”" ||
+		len(msgs[n-2].ToolCalls) != 1 || msgs[n-2].ToolCalls[0].ID != "m1" || msgs[n-1].ToolCallID != "m1" ||
+		!strings.Contains(msgs[n-1].Content, "renamed note 7") {
+		t.Errorf("model input %+v", msgs)
+	}
+	p, _ := a.store.GetProposal(context.Background(), card.ID)
+	if p.Status != store.ProposalApplied || p.DecidedAt == nil {
+		t.Errorf("proposal %+v, want applied", p)
+	}
+	// The next turn replays the applied call, not a dangling one.
+	a.model.Append(fake.Turn{fake.Text("ok")})
+	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: threadID, Message: "thanks"}); err != nil {
+		t.Fatal(err)
+	}
+	calls, results := 0, 0
+	for _, m := range a.model.Requests()[2].Messages {
+		calls += len(m.ToolCalls)
+		if m.Role == providers.Tool {
+			results++
+		}
+	}
+	if calls != 1 || results != 1 {
+		t.Errorf("replayed history has %d calls and %d results, want 1 and 1", calls, results)
+	}
+}
+
+func TestReplayedExpiredForeignAndForgedDecisionsRunNothing(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	a.model.SetDefault(fake.Turn{fake.Text("ack")})
+	if _, _, err := a.decide(t, alice, threadID, card.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	otherThread, otherCard := a.propose(t, alice)
+	bobThread := func() string {
+		r, _, err := a.collect(t, bob, assistant.Request{Message: "hi"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.ThreadID
+	}()
+	cases := []struct {
+		name     string
+		u        parley.User
+		thread   string
+		token    string
+		apply    bool
+		want     error
+		advance  time.Duration
+		wantText string
+	}{
+		{"replayed apply", alice, threadID, card.ID, true, assistant.ErrConflict, 0, "already applied"},
+		{"replayed as decline", alice, threadID, card.ID, false, assistant.ErrConflict, 0, "already applied"},
+		{"another user's token on their own thread", bob, bobThread, otherCard.ID, true, assistant.ErrNotFound, 0, "does not exist"},
+		{"another user's token on the owner's thread", bob, otherThread, otherCard.ID, true, assistant.ErrNotFound, 0, "does not exist"},
+		{"token of another thread", alice, threadID, otherCard.ID, true, assistant.ErrConflict, 0, "another conversation"},
+		{"made-up token", alice, otherThread, strings.Repeat("x", 43), true, assistant.ErrNotFound, 0, "does not exist"},
+		{"empty token", alice, otherThread, "", true, assistant.ErrNotFound, 0, "does not exist"},
+		{"expired", alice, otherThread, otherCard.ID, true, assistant.ErrConflict, assistant.DefaultApprovalTTL, "expired"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			a.advance(tc.advance)
+			before := len(a.messages(t, tc.thread))
+			modelCalls := a.model.Calls()
+			_, _, err := a.decide(t, tc.u, tc.thread, tc.token, tc.apply)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("message %q does not say %q", err, tc.wantText)
+			}
+			if got := len(a.executions()); got != 1 {
+				t.Errorf("%d executions, want only the first apply", got)
+			}
+			if after := len(a.messages(t, tc.thread)); after != before || a.model.Calls() != modelCalls {
+				t.Errorf("a refused decision wrote %d messages or called the model", after-before)
+			}
+		})
+	}
+	if p, _ := a.store.GetProposal(context.Background(), otherCard.ID); p.Status != store.ProposalExpired {
+		t.Errorf("the late decision left the proposal %s, want expired", p.Status)
+	}
+}
+
+func TestDeclineRunsNothingAndTellsTheModel(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	a.model.Append(fake.Turn{fake.Text("Understood, I left it.")})
+	_, streamed, err := a.decide(t, alice, threadID, card.ID, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.executions()) != 0 {
+		t.Fatal("a declined call ran")
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].OK || r[0].ErrorCode != string(tools.CodeDeclined) {
+		t.Errorf("tool results %+v, want DECLINED", r)
+	}
+	msgs := a.model.Requests()[1].Messages
+	if !strings.HasPrefix(msgs[len(msgs)-3].Content, "I decline: Rename note 7") || !strings.Contains(msgs[len(msgs)-1].Content, "DECLINED") {
+		t.Errorf("model input %+v", msgs)
+	}
+	if p, _ := a.store.GetProposal(context.Background(), card.ID); p.Status != store.ProposalDeclined {
+		t.Errorf("status %s, want declined", p.Status)
+	}
+}
+
+// The same decision sent many times at once runs the tool once: the token
+// is consumed atomically before anything else happens.
+func TestConcurrentDecisionsExecuteOnce(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	a.model.SetDefault(fake.Turn{fake.Text("ack")})
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			_, _, errs[i] = a.decide(t, alice, threadID, card.ID, i%2 == 0)
+		})
+	}
+	close(start)
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, assistant.ErrConflict):
+			t.Errorf("loser got %v, want ErrConflict", err)
+		}
+	}
+	p, _ := a.store.GetProposal(context.Background(), card.ID)
+	wantRuns := 0
+	if p.Status == store.ProposalApplied {
+		wantRuns = 1
+	}
+	if won != 1 || len(a.executions()) != wantRuns {
+		t.Fatalf("%d decisions won and the tool ran %d times (status %s); want 1 and %d", won, len(a.executions()), p.Status, wantRuns)
+	}
+	if msgs := a.messages(t, threadID); len(msgs) != 4 {
+		t.Errorf("%d messages, want the proposal turn and one decision turn", len(msgs))
+	}
+}
+
+func TestFailedDryRunGoesBackToTheModel(t *testing.T) {
+	a := newApprovals(t)
+	a.model.Append(
+		fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 8, "title": "x"}`)},
+		fake.Turn{fake.Text("There is no note 8.")},
+	)
+	_, streamed, err := a.collect(t, alice, assistant.Request{Message: "rename note 8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(find(streamed, blocks.Confirm)) != 0 || len(a.executions()) != 0 {
+		t.Fatal("a call whose dry run failed was proposed or run")
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].ErrorCode != string(tools.CodeNotFound) {
+		t.Errorf("tool results %+v, want the dry run's NOT_FOUND", r)
+	}
+	if a.model.Calls() != 2 {
+		t.Errorf("%d model calls, want 2: the model answers the failure", a.model.Calls())
+	}
+}
+
+func TestToolWithoutDryRunGetsADefaultSummary(t *testing.T) {
+	a := newApprovals(t)
+	a.model.Append(fake.Turn{fake.CallTool("d1", "drop_note", `{ "id" : 3 }`)})
+	_, streamed, err := a.collect(t, alice, assistant.Request{Message: "delete note 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := find(streamed, blocks.Confirm)
+	if len(c) != 1 || c[0].Content != `drop_note {"id":3}` || c[0].Tag != "destructive" {
+		t.Errorf("confirm %+v", c)
+	}
+}
+
+func TestArgumentsTheGuardRedactsAreNeverProposed(t *testing.T) {
+	a := newApprovals(t)
+	a.model.Append(
+		fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 7, "title": "card 4111 1111 1111 1111"}`)},
+		fake.Turn{fake.Text("I cannot store that.")},
+	)
+	_, streamed, err := a.collect(t, alice, assistant.Request{Message: "rename"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(find(streamed, blocks.Confirm)) != 0 {
+		t.Fatal("redacted arguments were proposed")
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].ErrorCode != string(tools.CodeBlocked) {
+		t.Errorf("tool results %+v, want BLOCKED", r)
+	}
+	ps, _ := a.store.ListProposals(context.Background(), find(streamed, blocks.Meta)[0].Meta.ThreadID)
+	if len(ps) != 0 {
+		t.Errorf("proposals stored: %+v", ps)
+	}
+}
+
+func TestAutoApprovedToolsRunInline(t *testing.T) {
+	a := newApprovals(t, func(c *assistant.Config) {
+		c.AutoApprove = func(_ context.Context, u parley.User, spec tools.Spec) bool {
+			return u.ID == "alice" && spec.Name == "rename_note"
+		}
+	})
+	a.model.Append(
+		fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 7, "title": "A"}`)},
+		fake.Turn{fake.Text("Renamed.")},
+	)
+	_, streamed, err := a.collect(t, alice, assistant.Request{Message: "rename"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(find(streamed, blocks.Confirm)) != 0 || len(a.executions()) != 1 || !a.calls[0].Approved {
+		t.Fatalf("auto-approved call: %d cards, %d runs", len(find(streamed, blocks.Confirm)), len(a.executions()))
+	}
+	ev, _ := a.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditToolCall})
+	if len(ev) != 1 || !strings.Contains(string(ev[0].Data), `"approval":"auto"`) {
+		t.Errorf("audit %+v", ev)
+	}
+	// bob is not auto-approved: he gets a card.
+	a.model.Append(fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 7, "title": "B"}`)})
+	_, streamed, _ = a.collect(t, bob, assistant.Request{Message: "rename"})
+	if len(find(streamed, blocks.Confirm)) != 1 {
+		t.Error("bob's call was not proposed")
+	}
+}
+
+func TestAutonomousTurnNeedsTheAuthorizer(t *testing.T) {
+	a := newApprovals(t, func(c *assistant.Config) {
+		ra := c.Authorizer.(assistant.RoleAuthorizer)
+		ra.Autonomous = []string{"staff"}
+		c.Authorizer = ra
+	})
+	_, _, err := a.collect(t, alice, assistant.Request{Message: "rename", Autonomous: true})
+	if !errors.Is(err, assistant.ErrForbidden) {
+		t.Fatalf("alice's autonomous turn: %v, want ErrForbidden", err)
+	}
+	a.model.Append(
+		fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 7, "title": "A"}`)},
+		fake.Turn{fake.Text("Renamed.")},
+	)
+	_, streamed, err := a.collect(t, sam, assistant.Request{Message: "rename", Autonomous: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(find(streamed, blocks.Confirm)) != 0 || len(a.executions()) != 1 {
+		t.Fatal("an autonomous turn still asked for approval")
+	}
+}
+
+func TestApplyIsRefusedWhenTheUserLostTheTool(t *testing.T) {
+	var revoked atomic.Bool
+	a := newApprovals(t, func(c *assistant.Config) {
+		inner := c.Authorizer
+		c.Authorizer = assistant.AuthorizerFunc(func(ctx context.Context, u parley.User, act assistant.Action) error {
+			if revoked.Load() && act.Kind == assistant.UseTool && act.Tool.Name == "rename_note" {
+				return errors.New("revoked")
+			}
+			return inner.Authorize(ctx, u, act)
+		})
+	})
+	threadID, card := a.propose(t, alice)
+	revoked.Store(true)
+	if _, _, err := a.decide(t, alice, threadID, card.ID, true); !errors.Is(err, assistant.ErrForbidden) {
+		t.Fatalf("err = %v, want ErrForbidden", err)
+	}
+	if len(a.executions()) != 0 {
+		t.Fatal("the tool ran after the user lost it")
+	}
+	if p, _ := a.store.GetProposal(context.Background(), card.ID); p.Status != store.ProposalPending {
+		t.Errorf("status %s, want still pending", p.Status)
+	}
+}
+
+func TestDecisionRequestsAreValidated(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	for name, req := range map[string]assistant.Request{
+		"no thread":    {Decision: &assistant.Decision{Token: card.ID, Apply: true}},
+		"with message": {ThreadID: threadID, Message: "apply it and also delete everything", Decision: &assistant.Decision{Token: card.ID, Apply: true}},
+		"two kinds":    {ThreadID: threadID, Decision: &assistant.Decision{Token: card.ID}, Form: &assistant.FormAnswer{ID: "x"}},
+	} {
+		if _, _, err := a.collect(t, alice, req); !errors.Is(err, assistant.ErrInvalidRequest) {
+			t.Errorf("%s: err = %v, want ErrInvalidRequest", name, err)
+		}
+	}
+	if len(a.executions()) != 0 {
+		t.Error("an invalid decision ran the tool")
+	}
+}

@@ -1,0 +1,183 @@
+package assistant
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// maxToolResults bounds the client results one request may carry.
+const maxToolResults = 32
+
+// validateRequest checks the shape of a request before anything is read.
+func (e *Engine) validateRequest(req *Request) error {
+	conts := 0
+	for _, set := range []bool{req.Decision != nil, len(req.ToolResults) > 0, req.Form != nil} {
+		if set {
+			conts++
+		}
+	}
+	invalid := func(msg string) error {
+		return &Error{Code: CodeInvalidRequest, Op: "validate", Err: errors.New(msg), Message: "The request is not valid: " + msg + "."}
+	}
+	switch {
+	case conts > 1:
+		return invalid("send a decision, tool results or form answers, not several")
+	case conts == 1 && req.ThreadID == "":
+		return invalid("a continuation needs the thread id")
+	case req.Decision != nil && req.Message != "":
+		return invalid("a decision carries no message")
+	case len(req.ToolResults) > maxToolResults:
+		return invalid(fmt.Sprintf("at most %d tool results", maxToolResults))
+	case len(req.Message) > e.cfg.MaxMessageBytes:
+		return wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
+	case conts == 0 && strings.TrimSpace(req.Message) == "":
+		return wrap(CodeInvalidRequest, "validate", errors.New("empty message"))
+	case !utf8.ValidString(req.Message):
+		return wrap(CodeInvalidRequest, "validate", errors.New("message is not valid UTF-8"))
+	}
+	size := 0
+	for _, r := range req.ToolResults {
+		size += len(r.Output)
+		if r.ID == "" || !json.Valid(r.Output) {
+			return invalid("each tool result needs an id and a JSON output")
+		}
+	}
+	if size > maxClientOutputFactor*e.cfg.MaxMessageBytes {
+		return wrap(CodeTooLarge, "validate", fmt.Errorf("tool results are %d bytes", size))
+	}
+	if req.Form != nil && req.Form.ID == "" {
+		return invalid("form answers need the form id")
+	}
+	return nil
+}
+
+// maxClientOutputFactor: client tool outputs may together be this many
+// times MaxMessageBytes; the model sees each clamped like any result.
+const maxClientOutputFactor = 8
+
+// lastTurn returns the thread's last assistant message if it ended
+// normally: only such a turn can leave calls or a form waiting.
+func lastTurn(prior []store.Message) (store.Message, bool) {
+	if len(prior) == 0 {
+		return store.Message{}, false
+	}
+	m := prior[len(prior)-1]
+	return m, m.Role == store.RoleAssistant && m.Status == store.StatusComplete
+}
+
+// pendingClientCalls are the client-side calls m ended with: tool_call
+// blocks tagged for the client and not answered in m.
+func pendingClientCalls(m store.Message) []blocks.Block {
+	var calls []blocks.Block
+	for _, b := range m.Blocks {
+		switch {
+		case b.Kind == blocks.ToolCall && b.Tag == clientTag:
+			calls = append(calls, b)
+		case b.Kind == blocks.ToolResult:
+			calls = slices.DeleteFunc(calls, func(c blocks.Block) bool { return c.ID == b.ID })
+		}
+	}
+	return calls
+}
+
+// conflict is the refusal of a continuation that answers nothing pending.
+func conflict(op, msg string, err error) error {
+	return &Error{Code: CodeConflict, Op: op, Err: err, Message: msg}
+}
+
+// checkToolResults matches posted client results with the calls the last
+// turn left waiting. Every ID must be pending and given once.
+func (t *turn) checkToolResults(prior []store.Message) error {
+	const msg = "Those tool results do not answer a pending tool call."
+	last, ok := lastTurn(prior)
+	if !ok {
+		return conflict("tool results", msg, errors.New("the thread's last turn left nothing pending"))
+	}
+	pending := pendingClientCalls(last)
+	seen := map[string]bool{}
+	for _, r := range t.req.ToolResults {
+		if seen[r.ID] || !slices.ContainsFunc(pending, func(b blocks.Block) bool { return b.ID == r.ID }) {
+			return conflict("tool results", msg, fmt.Errorf("result %q is not pending", r.ID))
+		}
+		seen[r.ID] = true
+	}
+	t.clientCalls = pending
+	return nil
+}
+
+// runToolResults answers the pending client calls at the start of the
+// turn with what the client posted; a call the client left out is answered
+// with an error. Outputs pass the guard like tool arguments.
+func (t *turn) runToolResults(ctx context.Context, emit func(blocks.Block)) {
+	for _, b := range t.clientCalls {
+		c := providers.ToolCall{ID: b.ID, Name: b.Name, Args: b.Data}
+		if len(c.Args) == 0 {
+			c.Args = json.RawMessage(`{}`)
+		}
+		i := slices.IndexFunc(t.req.ToolResults, func(r ToolResult) bool { return r.ID == b.ID })
+		var r tools.Result
+		if i < 0 {
+			r = tools.Fail(tools.CodeInternal, "The user's application returned no result for this call.")
+		} else {
+			r = t.clientResult(ctx, c, t.req.ToolResults[i].Output)
+		}
+		t.answerCall(ctx, c, r, 0, "client", "", emit)
+	}
+}
+
+// clientResult wraps a client's output as a tool result, after the guard.
+func (t *turn) clientResult(ctx context.Context, c providers.ToolCall, out json.RawMessage) tools.Result {
+	if t.e.guard != nil {
+		g := t.e.guard.CheckArgs(ctx, out)
+		t.auditGuard(ctx, AuditGuardToolArgs, g, map[string]string{"tool": c.Name, "source": "client_result"})
+		switch {
+		case g.Action >= guard.Block:
+			return tools.Fail(tools.CodeBlocked, "A security check refused this result ("+strings.Join(humanCategories(g), ", ")+").")
+		case g.Action >= guard.Redact && json.Valid([]byte(g.Redacted)):
+			out = json.RawMessage(g.Redacted)
+		case g.Action >= guard.Redact:
+			return tools.Fail(tools.CodeBlocked, "A security check withheld this result.")
+		}
+	}
+	var v any
+	if err := json.Unmarshal(out, &v); err != nil {
+		return tools.Fail(tools.CodeInternal, "The user's application returned an unreadable result.")
+	}
+	return tools.OK("Result from the user's application.", v)
+}
+
+// checkForm renders the answers to the form the last turn ended with as
+// the user's message.
+func (t *turn) checkForm(prior []store.Message) (string, error) {
+	last, ok := lastTurn(prior)
+	i := -1
+	if ok {
+		i = slices.IndexFunc(last.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Form && b.ID == t.req.Form.ID })
+	}
+	if i < 0 {
+		return "", conflict("form", "That form is no longer waiting for answers.", errors.New("no such pending form"))
+	}
+	var f Form
+	if err := json.Unmarshal(last.Blocks[i].Data, &f); err != nil {
+		return "", wrap(CodeInternal, "form", fmt.Errorf("stored form: %w", err))
+	}
+	text, err := renderAnswers(f, t.req.Form.Values)
+	if err != nil {
+		return "", &Error{Code: CodeInvalidRequest, Op: "form", Err: err, Message: "The answers are not valid: " + err.Error() + "."}
+	}
+	if msg := strings.TrimSpace(t.req.Message); msg != "" {
+		text += "\n\n" + msg
+	}
+	return text, nil
+}
