@@ -234,6 +234,37 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string) (store.Th
 	return t, msgs, nil
 }
 
+// Proposals returns the proposals of a thread u may read, oldest first, so
+// a client reloading the thread can tell which confirm cards still wait for
+// a decision. A pending proposal past its expiry is reported expired.
+func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) ([]store.Proposal, error) {
+	if _, err := e.thread(ctx, u, threadID, ReadThread); err != nil {
+		return nil, err
+	}
+	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
+	if err != nil {
+		return nil, wrap(CodeInternal, "list proposals", err)
+	}
+	now := e.cfg.Now()
+	for i := range ps {
+		if ps[i].Status == store.ProposalPending && !now.Before(ps[i].ExpiresAt) {
+			ps[i].Status = store.ProposalExpired
+		}
+	}
+	return ps, nil
+}
+
+// ExpireProposals marks every pending proposal past its expiry expired and
+// returns how many it changed: housekeeping, since a late decision is
+// refused either way. Run it now and then, as the example server does.
+func (e *Engine) ExpireProposals(ctx context.Context) (int, error) {
+	n, err := e.cfg.Store.ExpireProposals(ctx, e.cfg.Now())
+	if err != nil {
+		return 0, wrap(CodeInternal, "expire proposals", err)
+	}
+	return n, nil
+}
+
 // ArchiveThread archives (soft-deletes) u's thread.
 func (e *Engine) ArchiveThread(ctx context.Context, u parley.User, id string) error {
 	if _, err := e.thread(ctx, u, id, WriteThread); err != nil {

@@ -215,7 +215,7 @@ type Proposal struct {
 	MessageID string          // the assistant message that showed the confirm card
 	CallID    string          // the model's tool call id
 	Tool      string          // the tool to run. Required.
-	Args      json.RawMessage // the validated arguments it will run with: a JSON object
+	Args      json.RawMessage // the validated arguments it will run with: a JSON object, stored byte for byte (ArgsHash must still match)
 	ArgsHash  string          // hex SHA-256 of Args
 	Summary   string          // one line shown on the card and to the model
 	Status    ProposalStatus

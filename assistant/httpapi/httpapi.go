@@ -375,7 +375,26 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 		out[i] = messageJSON{ID: m.ID, Seq: m.Seq, Role: m.Role, Status: m.Status, Content: m.Content,
 			Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CreatedAt: m.CreatedAt}
 	}
-	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out})
+	ps, err := h.eng.Proposals(r.Context(), u, t.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	props := make([]proposalJSON, len(ps))
+	for i, p := range ps {
+		props[i] = proposalJSON{Token: p.Token, Tool: p.Tool, Summary: p.Summary, Status: string(p.Status), ExpiresAt: p.ExpiresAt}
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out, "proposals": props})
+}
+
+// proposalJSON is a confirm card's state, keyed by its token (the confirm
+// block's id): pending, applied, declined or expired.
+type proposalJSON struct {
+	Token     string    `json:"token"`
+	Tool      string    `json:"tool"`
+	Summary   string    `json:"summary"`
+	Status    string    `json:"status"`
+	ExpiresAt time.Time `json:"expires_at"`
 }
 
 func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.User) {

@@ -270,8 +270,13 @@ type messageOut struct {
 }
 
 type threadResp struct {
-	Thread   threadOut    `json:"thread"`
-	Messages []messageOut `json:"messages"`
+	Thread    threadOut    `json:"thread"`
+	Messages  []messageOut `json:"messages"`
+	Proposals []struct {
+		Token  string `json:"token"`
+		Tool   string `json:"tool"`
+		Status string `json:"status"`
+	} `json:"proposals"`
 }
 
 func (h *harness) listThreads(user, query string) []threadOut {
