@@ -17,11 +17,18 @@ import (
 	"github.com/parleyhq/parley/quota/sqlquota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlstore"
+	"github.com/parleyhq/parley/tools"
 )
 
 // instances returns two Engines, as two app instances would run them: each
 // with its own *sql.DB pool and Store over the same PostgreSQL schema.
 func instances(t *testing.T, p providers.Provider) (a, b *assistant.Engine, sa, sb *sqlstore.Store) {
+	t.Helper()
+	return instancesWith(t, p, newHarness(t, fake.New()).registry())
+}
+
+// instancesWith is instances over the given tools.
+func instancesWith(t *testing.T, p providers.Provider, reg tools.Registry) (a, b *assistant.Engine, sa, sb *sqlstore.Store) {
 	t.Helper()
 	dsn := sqltest.PostgresDSN(t) // skips without PARLEY_TEST_POSTGRES_DSN
 	mk := func() (*assistant.Engine, *sqlstore.Store) {
@@ -34,7 +41,7 @@ func instances(t *testing.T, p providers.Provider) (a, b *assistant.Engine, sa, 
 		}
 		eng, err := assistant.New(assistant.Config{
 			Provider: p, Store: st, Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
-			Tools: newHarness(t, fake.New()).registry(), CancelPollInterval: 50 * time.Millisecond,
+			Tools: reg, CancelPollInterval: 50 * time.Millisecond,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -188,5 +195,53 @@ func TestPostgres64TurnsAcrossTwoInstancesKeepQuotaExact(t *testing.T) {
 	if u.Daily.Used != int64(admitted*actual) || u.Daily.Used > limit || u.Daily.Held != 0 || admitted == 0 || refused == 0 {
 		t.Errorf("admitted %d, refused %d; ledger used %d held %d: want used = admitted x %d exactly, within %d, nothing held",
 			admitted, refused, u.Daily.Used, u.Daily.Held, actual, limit)
+	}
+}
+
+// The same decision sent to two instances at once runs the tool once: the
+// token is consumed by one conditional UPDATE on the shared database.
+func TestPostgresDecisionsOnTwoInstancesRunTheToolOnce(t *testing.T) {
+	h := newHarness(t, fake.New())
+	p := fake.New(fake.Turn{fake.CallTool("c1", "add_note", `{}`)})
+	p.SetDefault(fake.Turn{fake.Text("Added.")})
+	a, b, _, _ := instancesWith(t, p, h.registry())
+	reply, err := assistant.Collect(a.Stream(context.Background(), alice, assistant.Request{Message: "add a note"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var token string
+	for _, bl := range reply.Blocks {
+		if bl.Kind == blocks.Confirm {
+			token = bl.ID
+		}
+	}
+	if token == "" {
+		t.Fatalf("no confirm card in %+v", reply.Blocks)
+	}
+	const perInstance = 8
+	var wg sync.WaitGroup
+	errs := make([]error, 2*perInstance)
+	for i := range errs {
+		eng := a
+		if i%2 == 1 {
+			eng = b
+		}
+		wg.Go(func() {
+			_, errs[i] = assistant.Collect(eng.Stream(context.Background(), alice,
+				assistant.Request{ThreadID: reply.ThreadID, Decision: &assistant.Decision{Token: token, Apply: true}}))
+		})
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, assistant.ErrConflict):
+			t.Errorf("a losing decision got %v, want ErrConflict", err)
+		}
+	}
+	if n := h.runs["add_note"].Load(); won != 1 || n != 1 {
+		t.Errorf("%d decisions won, the tool ran %d times; want 1 and 1", won, n)
 	}
 }
