@@ -277,7 +277,8 @@ func (e *Engine) ArchiveThread(ctx context.Context, u parley.User, id string) er
 }
 
 // Tools returns the specs of the tools u may use on page, as offered to the
-// model: authorized for u, on that page, and executable by the server.
+// model: authorized for u and on that page. ClientSide tools are included;
+// the client runs those.
 func (e *Engine) Tools(ctx context.Context, u parley.User, page string) ([]tools.Spec, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return nil, err

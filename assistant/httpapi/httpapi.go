@@ -31,9 +31,12 @@ type Config struct {
 // Handler serves the chat API under /api/chat/. Mount it at the root of a
 // mux or behind a prefix-preserving router:
 //
-//	POST   /api/chat/stream         one turn, streamed as NDJSON blocks
+//	POST   /api/chat/stream         one turn, streamed as NDJSON blocks (see StreamRequest):
+//	                                a message, a decision on a confirm card, client tool
+//	                                results, or ask_user form answers
 //	GET    /api/chat/threads        the user's threads, newest first (?limit, ?before)
-//	GET    /api/chat/threads/{id}   a thread and its transcript, in stored block form
+//	GET    /api/chat/threads/{id}   a thread, its transcript in stored block form, and
+//	                                the state of its confirm cards ("proposals")
 //	DELETE /api/chat/threads/{id}   archive a thread
 //	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
 //	GET    /api/chat/tools          the tools this user may use (?page)
@@ -419,6 +422,7 @@ type toolJSON struct {
 	Category      string `json:"category,omitempty"`
 	Effect        string `json:"effect"`
 	NeedsApproval bool   `json:"needs_approval"`
+	ClientSide    bool   `json:"client_side,omitempty"`
 }
 
 func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.User) {
@@ -433,7 +437,7 @@ func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.Use
 		if eff == "" {
 			eff = "read"
 		}
-		out[i] = toolJSON{Name: s.Name, Description: s.Description, Category: s.Category, Effect: string(eff), NeedsApproval: s.NeedsApproval()}
+		out[i] = toolJSON{Name: s.Name, Description: s.Description, Category: s.Category, Effect: string(eff), NeedsApproval: s.NeedsApproval(), ClientSide: s.ClientSide}
 	}
 	h.writeJSON(w, http.StatusOK, map[string]any{"tools": out})
 }
