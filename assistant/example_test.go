@@ -151,3 +151,66 @@ func ExampleEngine_quickstart() {
 	// markdown "from the model."
 	// meta
 }
+
+// A Mutate tool waits for the user: the first turn ends with a confirm card,
+// and a decision turn runs the stored call once and lets the model answer.
+func ExampleEngine_Stream_approval() {
+	type noteArgs struct {
+		Text string `json:"text"`
+	}
+	add := tools.Must(tools.New(tools.Spec{
+		Name: "add_note", Description: "Adds a note.", Effect: tools.Mutate,
+	}, func(ctx context.Context, c tools.Call, in noteArgs) (tools.Result, error) {
+		return tools.OK("added “"+in.Text+"”", nil), nil // c.Approved is true here
+	}))
+	add = tools.Must(tools.WithPropose(add, func(ctx context.Context, c tools.Call, in noteArgs) (tools.Result, error) {
+		return tools.OK("Add the note “"+in.Text+"”", nil), nil // the card's text
+	}))
+	reg, err := tools.NewSet(add)
+	if err != nil {
+		log.Fatal(err)
+	}
+	model := fake.New(
+		fake.Turn{fake.Text("I will add it."), fake.CallTool("call_1", "add_note", `{"text":"buy bread"}`)},
+		fake.Turn{fake.Text("Done.")},
+	)
+	eng, err := assistant.New(assistant.Config{
+		Provider:   model,
+		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
+		Store:      memstore.New(),
+		Tools:      reg,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	user := parley.User{ID: "alice"}
+	first, err := assistant.Collect(eng.Stream(context.Background(), user, assistant.Request{Message: "Note: buy bread"}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var token string
+	for _, b := range first.Blocks {
+		if b.Kind == blocks.Confirm {
+			token = b.ID
+			fmt.Printf("confirm %s: %s\n", b.Name, b.Content)
+		}
+	}
+	fmt.Println("finish:", first.Finish)
+	decision := assistant.Request{ThreadID: first.ThreadID, Decision: &assistant.Decision{Token: token, Apply: true}}
+	for b := range eng.Stream(context.Background(), user, decision) {
+		switch b.Kind {
+		case blocks.ToolResult:
+			fmt.Printf("tool_result %s ok=%v: %s\n", b.Name, b.OK, b.Content)
+		case blocks.Markdown:
+			fmt.Printf("markdown %q\n", b.Content)
+		}
+	}
+	_, err = assistant.Collect(eng.Stream(context.Background(), user, decision))
+	fmt.Println("again:", assistant.Code(err))
+	// Output:
+	// confirm add_note: Add the note “buy bread”
+	// finish: approval
+	// tool_result add_note ok=true: added “buy bread”
+	// markdown "Done."
+	// again: conflict
+}
