@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/providers"
@@ -56,22 +57,32 @@ func completeCalls(turn []providers.Message) []providers.Message {
 // proposal, a form, a client call) have no answer yet; the turn that
 // answers them records call and result together.
 func persistable(turn []providers.Message, invalid map[string]bool) []providers.Message {
-	answered := map[string]bool{}
-	for _, m := range turn {
-		if m.Role == providers.Tool && !invalid[m.ToolCallID] {
-			answered[m.ToolCallID] = true
+	// Providers want each call answered in the run of tool messages right
+	// after the assistant message that made it: pair them the same way.
+	answered := make([]map[string]bool, len(turn)) // per assistant message: its answered call ids
+	for i, m := range turn {
+		if m.Role != providers.Assistant || len(m.ToolCalls) == 0 {
+			continue
+		}
+		answered[i] = map[string]bool{}
+		for j := i + 1; j < len(turn) && turn[j].Role == providers.Tool; j++ {
+			id := turn[j].ToolCallID
+			if !invalid[id] && slices.ContainsFunc(m.ToolCalls, func(c providers.ToolCall) bool { return c.ID == id }) {
+				answered[i][id] = true
+			}
 		}
 	}
-	called := map[string]bool{}
+	var open map[string]bool // calls of the last assistant message not yet answered
 	out := make([]providers.Message, 0, len(turn))
-	for _, m := range turn {
+	for i, m := range turn {
 		switch m.Role {
 		case providers.Assistant:
+			open = map[string]bool{}
 			kept := m.ToolCalls[:0:0]
 			for _, c := range m.ToolCalls {
-				if answered[c.ID] {
+				if answered[i][c.ID] && !open[c.ID] {
 					kept = append(kept, c)
-					called[c.ID] = true
+					open[c.ID] = true
 				}
 			}
 			m.ToolCalls = kept
@@ -79,9 +90,12 @@ func persistable(turn []providers.Message, invalid map[string]bool) []providers.
 				continue
 			}
 		case providers.Tool:
-			if !called[m.ToolCallID] {
+			if !open[m.ToolCallID] {
 				continue
 			}
+			delete(open, m.ToolCallID) // one result per call
+		default:
+			open = nil
 		}
 		out = append(out, m)
 	}
