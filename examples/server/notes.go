@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/parleyhq/parley/tools"
 )
@@ -21,25 +23,38 @@ type notes struct {
 type note struct {
 	ID      string    `json:"id"`
 	Text    string    `json:"text"`
+	Tag     string    `json:"tag,omitempty"`
 	Created time.Time `json:"created"`
 }
 
 func newNotes() *notes {
 	n := &notes{byUser: map[string][]note{}}
 	now := time.Now().UTC()
-	n.add("alice", "Buy oat milk", now.Add(-2*time.Hour))
-	n.add("alice", "Call the plumber about the kitchen tap", now.Add(-time.Hour))
-	n.add("sam", "Quarterly review on Friday", now.Add(-30*time.Minute))
+	n.add("alice", "Buy oat milk", "", now.Add(-2*time.Hour))
+	n.add("alice", "Call the plumber about the kitchen tap", "", now.Add(-time.Hour))
+	n.add("sam", "Quarterly review on Friday", "work", now.Add(-30*time.Minute))
 	return n
 }
 
-func (n *notes) add(user, text string, at time.Time) note {
+func (n *notes) add(user, text, tag string, at time.Time) note {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.nextID++
-	nt := note{ID: strconv.Itoa(n.nextID), Text: text, Created: at}
+	nt := note{ID: strconv.Itoa(n.nextID), Text: text, Tag: tag, Created: at}
 	n.byUser[user] = append(n.byUser[user], nt)
 	return nt
+}
+
+// find returns the user's note with that id: another user's note is as
+// absent as one that never existed.
+func (n *notes) find(user, id string) (note, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	i := slices.IndexFunc(n.byUser[user], func(x note) bool { return x.ID == id })
+	if i < 0 {
+		return note{}, false
+	}
+	return n.byUser[user][i], true
 }
 
 func (n *notes) list(user string) []note {
@@ -48,12 +63,17 @@ func (n *notes) list(user string) []note {
 	return slices.Clone(n.byUser[user])
 }
 
-func (n *notes) remove(user, id string) bool {
+// remove deletes the user's note with that id and returns it.
+func (n *notes) remove(user, id string) (note, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	before := len(n.byUser[user])
-	n.byUser[user] = slices.DeleteFunc(n.byUser[user], func(x note) bool { return x.ID == id })
-	return len(n.byUser[user]) < before
+	i := slices.IndexFunc(n.byUser[user], func(x note) bool { return x.ID == id })
+	if i < 0 {
+		return note{}, false
+	}
+	nt := n.byUser[user][i]
+	n.byUser[user] = slices.Delete(n.byUser[user], i, i+1)
+	return nt, true
 }
 
 func (n *notes) stats() (users, total int) {
@@ -70,6 +90,7 @@ type noArgs struct{}
 
 type addNoteArgs struct {
 	Text string `json:"text" jsonschema:"the note's text"`
+	Tag  string `json:"tag,omitempty" jsonschema:"an optional one-word tag, e.g. personal, work or shopping"`
 }
 
 type deleteNoteArgs struct {
@@ -78,7 +99,21 @@ type deleteNoteArgs struct {
 
 // demoTools are the tools of the notes app. Each tool scopes itself to the
 // calling user: the Engine passes the authenticated user in the Call.
+//
+// add_note and delete_note change data, so the Engine never runs them
+// straight from the model: it calls their dry run (WithPropose), shows its
+// summary on a confirm card, and runs the tool only when the user applies
+// the card. browser_time is ClientSide: the page runs it and posts back the
+// result.
 func demoTools(n *notes) (*tools.Set, error) {
+	addNote, err := addNoteTool(n)
+	if err != nil {
+		return nil, err
+	}
+	deleteNote, err := deleteNoteTool(n)
+	if err != nil {
+		return nil, err
+	}
 	return tools.NewSet(
 		tools.Must(tools.New(tools.Spec{
 			Name: "list_notes", Category: "notes", Effect: tools.Read,
@@ -95,21 +130,14 @@ func demoTools(n *notes) (*tools.Set, error) {
 			return tools.OK(now.Format(time.RFC1123), map[string]string{"utc": now.Format(time.RFC3339)}), nil
 		})),
 		tools.Must(tools.New(tools.Spec{
-			Name: "add_note", Category: "notes", Effect: tools.Mutate,
-			Description: "Add a note for the user.",
-		}, func(_ context.Context, c tools.Call, a addNoteArgs) (tools.Result, error) {
-			nt := n.add(c.User.ID, a.Text, time.Now().UTC())
-			return tools.OK("added note "+nt.ID, nt), nil
+			Name: "browser_time", Category: "general", Effect: tools.Read, ClientSide: true,
+			Description: "The local date, time and time zone of the user's browser.",
+		}, func(context.Context, tools.Call, noArgs) (tools.Result, error) {
+			// Never called: the Engine hands ClientSide calls to the client.
+			return tools.Fail(tools.CodeInternal, "browser_time runs in the browser"), nil
 		})),
-		tools.Must(tools.New(tools.Spec{
-			Name: "delete_note", Category: "notes", Effect: tools.Destructive,
-			Description: "Delete one of the user's notes by id.",
-		}, func(_ context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
-			if !n.remove(c.User.ID, a.ID) {
-				return tools.Fail(tools.CodeNotFound, "no note with id "+a.ID), nil
-			}
-			return tools.OK("deleted note "+a.ID, nil), nil
-		})),
+		addNote,
+		deleteNote,
 		tools.Must(tools.New(tools.Spec{
 			Name: "admin_stats", Category: "admin", Effect: tools.Read,
 			Description: "Counts of users and notes across the whole app (staff only).",
@@ -118,4 +146,68 @@ func demoTools(n *notes) (*tools.Set, error) {
 			return tools.OK(fmt.Sprintf("%d users, %d notes", users, total), map[string]int{"users": users, "notes": total}), nil
 		})),
 	)
+}
+
+// addNoteTool adds a note. Its dry run checks the note and words the card.
+func addNoteTool(n *notes) (tools.BaseTool, error) {
+	return tools.WithPropose(tools.Must(tools.New(tools.Spec{
+		Name: "add_note", Category: "notes", Effect: tools.Mutate,
+		Description: "Add a note for the user.",
+	}, func(_ context.Context, c tools.Call, a addNoteArgs) (tools.Result, error) {
+		if r, ok := checkNote(a); !ok {
+			return r, nil
+		}
+		nt := n.add(c.User.ID, strings.TrimSpace(a.Text), strings.TrimSpace(a.Tag), time.Now().UTC())
+		return tools.OK("added note "+nt.ID, nt), nil
+	})), func(_ context.Context, _ tools.Call, a addNoteArgs) (tools.Result, error) {
+		if r, ok := checkNote(a); !ok {
+			return r, nil
+		}
+		summary := "Add the note “" + strings.TrimSpace(a.Text) + "”"
+		if tag := strings.TrimSpace(a.Tag); tag != "" {
+			summary += " tagged " + tag
+		}
+		return tools.OK(summary, nil), nil // no data: the card shows the arguments
+	})
+}
+
+// deleteNoteTool deletes a note. Its dry run finds the note, so a card
+// names what will go, and a note that is not the user's gets no card: the
+// model hears NOT_FOUND instead.
+func deleteNoteTool(n *notes) (tools.BaseTool, error) {
+	return tools.WithPropose(tools.Must(tools.New(tools.Spec{
+		Name: "delete_note", Category: "notes", Effect: tools.Destructive,
+		Description: "Delete one of the user's notes by id.",
+	}, func(_ context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
+		// Checked again: the note may have gone since the card was shown.
+		nt, ok := n.remove(c.User.ID, a.ID)
+		if !ok {
+			return tools.Fail(tools.CodeNotFound, "no note with id "+a.ID), nil
+		}
+		return tools.OK("deleted note "+a.ID, nt), nil
+	})), func(_ context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
+		nt, ok := n.find(c.User.ID, a.ID)
+		if !ok {
+			return tools.Fail(tools.CodeNotFound, "no note with id "+a.ID), nil
+		}
+		return tools.OK("Delete note "+nt.ID+" (“"+nt.Text+"”)", nt), nil
+	})
+}
+
+// maxNoteBytes bounds a note's text.
+const maxNoteBytes = 500
+
+// checkNote refuses a note the app would not store, in the dry run and
+// again when the tool runs.
+func checkNote(a addNoteArgs) (tools.Result, bool) {
+	text, tag := strings.TrimSpace(a.Text), strings.TrimSpace(a.Tag)
+	switch {
+	case text == "":
+		return tools.Fail(tools.CodeInvalidArgs, "the note's text is empty"), false
+	case len(text) > maxNoteBytes:
+		return tools.Fail(tools.CodeInvalidArgs, fmt.Sprintf("a note holds at most %d bytes", maxNoteBytes)), false
+	case len(tag) > 30 || strings.ContainsFunc(tag, unicode.IsSpace):
+		return tools.Fail(tools.CodeInvalidArgs, "a tag is one short word"), false
+	}
+	return tools.Result{}, true
 }
