@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -10,18 +11,51 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/tools"
 )
 
 // demoModel is a deterministic stand-in for an LLM so the example runs with
-// no configuration. It picks a tool from keywords in the last user message,
-// and once tool results are in, narrates them. It streams word by word.
+// no configuration. It picks a tool (or a form, with ask_user) from
+// keywords in the last user message, and once tool results are in,
+// narrates them: results of its own calls, of a card the user applied or
+// declined, and of a tool the page ran. It streams word by word.
 type demoModel struct {
 	delay time.Duration // between streamed words
 }
 
-var addNoteRe = regexp.MustCompile(`(?i)\b(?:add|remember|note)\b(?: a)?(?: note)?[: ]+(.+)`)
-var deleteNoteRe = regexp.MustCompile(`(?i)\bdelete\b.*?\b(\d+)\b`)
+var (
+	addNoteRe    = regexp.MustCompile(`(?i)\b(?:add|remember|note)\b(?: a)?(?: note)?[: ]+(.+)`)
+	deleteNoteRe = regexp.MustCompile(`(?i)\bdelete\b.*?\b(\d+)\b`)
+	// newNoteRe is a request for a note that does not say what it is.
+	newNoteRe = regexp.MustCompile(`(?i)^\W*(?:please\s+)?(?:(?:add|write|make|create|start)\s+)?(?:a\s+)?(?:new\s+)?note(?:\s+please)?\W*$`)
+	formRe    = regexp.MustCompile(`(?i)\bform\b`)
+)
+
+// The forms the demo model asks with ask_user. The answers come back as
+// the user's next message, "My answers to “<title>”:" and one
+// "- <label>: <value>" line per question, which is how the model tells
+// them apart.
+var (
+	newNoteForm = assistant.Form{Title: "New note", Questions: []assistant.Question{
+		{ID: "text", Label: "What should the note say?", Type: assistant.QuestionText, Required: true},
+		{ID: "tag", Label: "Tag", Type: assistant.QuestionSelect, Options: []string{"personal", "work", "shopping"}},
+	}}
+	demoForm = assistant.Form{Title: "Form demo", Questions: []assistant.Question{
+		{ID: "name", Label: "Your name", Type: assistant.QuestionText, Required: true},
+		{ID: "per_week", Label: "Notes you write a week", Type: assistant.QuestionNumber},
+		{ID: "reminders", Label: "Send me reminders", Type: assistant.QuestionBoolean},
+		{ID: "review_on", Label: "Review my notes on", Type: assistant.QuestionDate},
+		{ID: "colour", Label: "Colour for new notes", Type: assistant.QuestionSelect, Options: []string{"yellow", "green", "blue"}, Required: true},
+		{ID: "days", Label: "Days I take notes", Type: assistant.QuestionMultiselect, Options: []string{"Mon", "Tue", "Wed", "Thu", "Fri"}, Required: true},
+	}}
+)
+
+// answersTo reports whether msg answers form f.
+func answersTo(msg string, f assistant.Form) bool {
+	return strings.HasPrefix(msg, "My answers to “"+f.Title+"”:")
+}
 
 func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
 	return func(yield func(providers.Event, error) bool) {
@@ -54,41 +88,65 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == providers.Tool {
+			// Tool results: from this turn's calls, a decision on a card, or
+			// a client-side tool the page ran.
 			if emitText(narrate(req.Messages)) {
 				finish(providers.FinishStop)
 			}
 			return
 		}
-		if call, ok := pickTool(last.Content, req.Tools); ok {
+		// Real models give every call a fresh id; so does the demo, so two
+		// cards waiting in one thread never share one.
+		id := fmt.Sprintf("demo_%d", len(req.Messages))
+		if call, ok := pickTool(last.Content, req.Tools, id); ok {
 			out += 10
 			if yield(providers.Event{Kind: providers.ToolCallEvent, ToolCall: call}, nil) {
 				finish(providers.FinishToolCalls)
 			}
 			return
 		}
-		if emitText(smallTalk(last.Content, req.Tools)) {
+		reply := smallTalk(last.Content, req.Tools)
+		if answersTo(last.Content, demoForm) {
+			_, answers, _ := strings.Cut(last.Content, "\n")
+			reply = "Thanks! This is what the form sent:\n\n" + answers + "\n"
+		}
+		if emitText(reply) {
 			finish(providers.FinishStop)
 		}
 	}
 }
 
-func pickTool(msg string, offered []providers.ToolDef) (providers.ToolCall, bool) {
+func pickTool(msg string, offered []providers.ToolDef, id string) (providers.ToolCall, bool) {
 	has := func(name string) bool {
 		return slices.ContainsFunc(offered, func(d providers.ToolDef) bool { return d.Name == name })
 	}
 	lower := strings.ToLower(msg)
 	call := func(name string, args any) (providers.ToolCall, bool) {
 		raw, _ := json.Marshal(args)
-		return providers.ToolCall{ID: "demo_" + name, Name: name, Args: raw}, true
+		return providers.ToolCall{ID: id + "_" + name, Name: name, Args: raw}, true
 	}
 	switch {
+	case answersTo(msg, newNoteForm) && has("add_note"):
+		a, ok := noteFromAnswers(msg)
+		if !ok {
+			return providers.ToolCall{}, false
+		}
+		return call("add_note", a)
+	case strings.HasPrefix(msg, "My answers"):
+		return providers.ToolCall{}, false // answers to a form with nothing to call
 	case strings.Contains(lower, "stats"):
 		// Called even when not offered: the demo shows the Engine refusing it.
 		return call("admin_stats", struct{}{})
+	case strings.Contains(lower, "browser") && has("browser_time"):
+		return call("browser_time", struct{}{})
 	case deleteNoteRe.MatchString(msg) && has("delete_note"):
 		return call("delete_note", map[string]string{"id": deleteNoteRe.FindStringSubmatch(msg)[1]})
+	case newNoteRe.MatchString(msg) && has(assistant.AskUserName):
+		return call(assistant.AskUserName, newNoteForm)
+	case formRe.MatchString(msg) && has(assistant.AskUserName):
+		return call(assistant.AskUserName, demoForm)
 	case addNoteRe.MatchString(msg) && has("add_note") && !strings.Contains(lower, "notes"):
-		return call("add_note", map[string]string{"text": strings.TrimSpace(addNoteRe.FindStringSubmatch(msg)[1])})
+		return call("add_note", addNoteArgs{Text: strings.TrimSpace(addNoteRe.FindStringSubmatch(msg)[1])})
 	case strings.Contains(lower, "note") && has("list_notes"):
 		return call("list_notes", struct{}{})
 	case (strings.Contains(lower, "time") || strings.Contains(lower, "date")) && has("get_time"):
@@ -97,39 +155,102 @@ func pickTool(msg string, offered []providers.ToolDef) (providers.ToolCall, bool
 	return providers.ToolCall{}, false
 }
 
-// narrate answers from the tool results that follow the last assistant call.
+// noteFromAnswers reads the note out of the answers to newNoteForm. The
+// text may span lines, so it runs up to the last Tag line.
+func noteFromAnswers(msg string) (addNoteArgs, bool) {
+	textLine := "\n- " + newNoteForm.Questions[0].Label + ": "
+	tagLine := "\n- " + newNoteForm.Questions[1].Label + ": "
+	i, j := strings.Index(msg, textLine), strings.LastIndex(msg, tagLine)
+	if i < 0 || j < i+len(textLine) {
+		return addNoteArgs{}, false
+	}
+	tag, _, _ := strings.Cut(msg[j+len(tagLine):], "\n")
+	if !slices.Contains(newNoteForm.Questions[1].Options, tag) {
+		tag = "" // "(no answer)"
+	}
+	return addNoteArgs{Text: msg[i+len(textLine) : j], Tag: tag}, true
+}
+
+// toolResult is the envelope the model reads for each tool call.
+type toolResult struct {
+	OK      bool            `json:"ok"`
+	Summary string          `json:"summary"`
+	Data    json.RawMessage `json:"data"`
+	Error   *struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// narrate answers from the tool results that end the conversation. On a
+// decision turn that is the result of the call the user applied or
+// declined (the Engine writes the user's "I approve: …" note, then the call
+// and its result); after client-side tools, what the page posted.
 func narrate(msgs []providers.Message) string {
-	var b strings.Builder
-	for i := len(msgs) - 1; i >= 0 && msgs[i].Role == providers.Tool; i-- {
-		var r struct {
-			OK      bool            `json:"ok"`
-			Summary string          `json:"summary"`
-			Data    json.RawMessage `json:"data"`
-			Error   *struct {
-				Code    string `json:"code"`
-				Message string `json:"message"`
-			} `json:"error"`
+	names := map[string]string{} // call id -> tool name
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			names[c.ID] = c.Name
 		}
-		if err := json.Unmarshal([]byte(msgs[i].Content), &r); err != nil {
+	}
+	first := len(msgs)
+	for first > 0 && msgs[first-1].Role == providers.Tool {
+		first--
+	}
+	var b strings.Builder
+	for _, m := range msgs[first:] {
+		var r toolResult
+		if err := json.Unmarshal([]byte(m.Content), &r); err != nil {
 			b.WriteString("I could not read the tool's answer. ")
 			continue
 		}
-		if !r.OK && r.Error != nil {
-			fmt.Fprintf(&b, "I could not do that: %s ", r.Error.Message)
-			continue
+		b.WriteString(describe(names[m.ToolCallID], r))
+	}
+	return b.String()
+}
+
+// describe words one tool result.
+func describe(tool string, r toolResult) string {
+	if !r.OK && r.Error != nil && r.Error.Code == string(tools.CodeDeclined) {
+		return "OK, I left your notes unchanged. "
+	}
+	if !r.OK && r.Error != nil {
+		return fmt.Sprintf("I could not do that: %s ", r.Error.Message)
+	}
+	var nt note
+	switch tool {
+	case "add_note":
+		if json.Unmarshal(r.Data, &nt) == nil && nt.ID != "" {
+			return fmt.Sprintf("Done — I added the note “%s” as #%s. ", nt.Text, nt.ID)
 		}
-		fmt.Fprintf(&b, "Here is what I found: **%s**.\n\n", r.Summary)
-		var items []struct {
-			ID   string `json:"id"`
-			Text string `json:"text"`
+		return "Done — I added the note. "
+	case "delete_note":
+		if json.Unmarshal(r.Data, &nt) == nil && nt.ID != "" {
+			return fmt.Sprintf("Done — I deleted note %s (“%s”). ", nt.ID, nt.Text)
 		}
-		if json.Unmarshal(r.Data, &items) == nil && len(items) > 0 {
-			for _, it := range items {
-				fmt.Fprintf(&b, "- #%s %s\n", it.ID, it.Text)
+		return "Done — I deleted the note. "
+	case "browser_time":
+		var bt struct {
+			Local    string `json:"local"`
+			TimeZone string `json:"time_zone"`
+		}
+		if json.Unmarshal(r.Data, &bt) == nil && bt.Local != "" {
+			return fmt.Sprintf("Your browser's clock says %s (time zone %s).\n", bt.Local, cmp.Or(bt.TimeZone, "unknown"))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Here is what I found: **%s**.\n\n", r.Summary)
+	var items []note
+	if json.Unmarshal(r.Data, &items) == nil && len(items) > 0 {
+		for _, it := range items {
+			fmt.Fprintf(&b, "- #%s %s", it.ID, it.Text)
+			if it.Tag != "" {
+				fmt.Fprintf(&b, " [%s]", it.Tag)
 			}
-		} else if len(r.Data) > 0 && string(r.Data) != "null" {
-			fmt.Fprintf(&b, "```json\n%s\n```\n", r.Data)
+			b.WriteString("\n")
 		}
+	} else if len(r.Data) > 0 && string(r.Data) != "null" {
+		fmt.Fprintf(&b, "```json\n%s\n```\n", r.Data)
 	}
 	return b.String()
 }
@@ -140,7 +261,8 @@ func smallTalk(msg string, offered []providers.ToolDef) string {
 		names[i] = "`" + d.Name + "`"
 	}
 	return fmt.Sprintf("Hello! I am the built-in demo model, so I only understand a few phrases. "+
-		"Try \"show my notes\", \"what time is it\", \"add a note: buy bread\" or \"show stats\". "+
+		"Try \"show my notes\", \"add a note: buy bread\", \"new note\", \"delete note 1\", "+
+		"\"what time is it in my browser\", \"show me a form\" or \"show stats\". "+
 		"Tools you may use: %s.\n\nSet `PARLEY_LLM_BASE_URL` to talk to a real model. You said:\n\n```text\n%s\n```\n",
 		strings.Join(names, ", "), msg)
 }
