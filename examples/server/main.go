@@ -3,6 +3,19 @@
 //
 //	go run ./examples/server
 //
+// It shows the three ways a turn can stop and wait for the user:
+//
+//   - Approval. add_note and delete_note change data, so the model's call
+//     becomes a confirm card (their dry runs word it, and a delete of a note
+//     that is not the user's gets no card); the tool runs only when the user
+//     clicks Apply, and the model then acknowledges the outcome. A sweeper
+//     marks cards left undecided past their expiry.
+//   - Forms. The model calls ask_user ("new note"; "show me a form" asks
+//     one question of every type) and the page renders the form; the
+//     answers arrive as the user's next message.
+//   - Client-side tools. browser_time runs in the page, which posts its
+//     result back ("what time is it in my browser").
+//
 // With no configuration it uses a built-in deterministic demo model and a
 // SQLite file, ./parley.db. Environment:
 //
@@ -76,6 +89,7 @@ func run(log *slog.Logger) error {
 	go sweepHolds(ctx, h.ledger, log)
 	go sweepInterrupted(ctx, eng, log)
 	go sweepRetention(ctx, h.store, set.RetentionDays, log)
+	go sweepProposals(ctx, eng, log)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
 	log.Info("parley example listening", "addr", addr, "open", "http://localhost"+addr)
@@ -170,6 +184,7 @@ type app struct {
 	engine *assistant.Engine
 	ledger quota.Ledger
 	store  store.Store
+	notes  *notes
 	close  func() error // releases the database
 }
 
@@ -183,6 +198,29 @@ func sweepInterrupted(ctx context.Context, eng *assistant.Engine, log *slog.Logg
 			log.Error("interrupted-turn sweep", "err", err)
 		} else if n > 0 {
 			log.Info("marked the replies of dead turns interrupted", "messages", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// sweepProposals marks confirm cards left undecided past their expiry
+// expired, at start and then every minute, until ctx ends. A late decision
+// is refused either way; the sweep keeps the stored status honest for
+// reloaded threads and reports.
+func sweepProposals(ctx context.Context, eng *assistant.Engine, log *slog.Logger) {
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		if n, err := eng.ExpireProposals(ctx); err != nil {
+			log.Error("proposal sweep", "err", err)
+		} else if n > 0 {
+			log.Info("proposal sweep expired undecided approvals", "proposals", n)
+		} else {
+			log.Debug("proposal sweep found nothing to expire")
 		}
 		select {
 		case <-ctx.Done():
@@ -213,7 +251,8 @@ func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
 
 // newHandler wires the notes app, the Engine and the HTTP API.
 func newHandler(s settings, log *slog.Logger) (*app, error) {
-	reg, err := demoTools(newNotes())
+	ns := newNotes()
+	reg, err := demoTools(ns)
 	if err != nil {
 		return nil, err
 	}
@@ -256,5 +295,5 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return &app{Handler: mux, engine: eng, ledger: ledger, store: st, close: closeDB}, nil
+	return &app{Handler: mux, engine: eng, ledger: ledger, store: st, notes: ns, close: closeDB}, nil
 }
