@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -34,7 +36,7 @@ func (t *turn) propose(ctx context.Context, c providers.ToolCall, o offeredTool,
 		return r, false
 	}
 	args := compactJSON(c.Args)
-	summary := oneLine(r.Summary, maxSummaryBytes)
+	summary := plainLine(r.Summary, maxSummaryBytes)
 	if summary == "" {
 		summary = defaultSummary(o.spec, args)
 	}
@@ -77,7 +79,21 @@ func defaultSummary(spec tools.Spec, args json.RawMessage) string {
 	if string(args) != "{}" && len(args) > 0 {
 		s += " " + string(args)
 	}
-	return oneLine(s, maxSummaryBytes)
+	return plainLine(s, maxSummaryBytes)
+}
+
+// plainLine reduces s to one line of at most n bytes: control characters
+// and line breaks become spaces, runs of spaces collapse. Unlike oneLine it
+// keeps markup characters, so a card says exactly what will be stored
+// ("a < b", "#3"); clients show it as text.
+func plainLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+	return truncate(strings.Join(strings.Fields(s), " "), n)
 }
 
 // newToken returns 256 random bits, URL-safe.
@@ -215,6 +231,7 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 	if t.decided == store.ProposalApplied {
 		approval = approvalUser
 		r, d = t.invoke(ctx, t.decisionTool, c, true)
+		t.decisionOK = r.OK
 	} else {
 		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
 		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
@@ -251,4 +268,21 @@ func (e *Engine) lookupTool(ctx context.Context, u parley.User, name string) (of
 		return offeredTool{}, false
 	}
 	return offeredTool{spec: spec, tool: tool}, true
+}
+
+// reportDecision ends a decision turn that may not call the model (the user
+// is out of budget): the server states the outcome, and a warning says why
+// the assistant does not answer.
+func (t *turn) reportDecision(emit func(blocks.Block)) {
+	text := "Declined: " + t.decision.Summary + "."
+	switch {
+	case t.decided == store.ProposalApplied && t.decisionOK:
+		text = "Done: " + t.decision.Summary + "."
+	case t.decided == store.ProposalApplied:
+		text = "This did not work: " + t.decision.Summary + "."
+	}
+	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.quiet)})
+	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
+	t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+	t.textSeen, t.finish = true, "quota"
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
@@ -464,5 +465,81 @@ func TestDecisionRequestsAreValidated(t *testing.T) {
 	}
 	if len(a.executions()) != 0 {
 		t.Error("an invalid decision ran the tool")
+	}
+}
+
+// A user out of budget can still decide a card: the decision is carried
+// out and reported by the server, without a model call.
+func TestDecisionWhenOutOfQuotaRunsWithoutTheModel(t *testing.T) {
+	l := newLedger(t, 1<<20)
+	a := newApprovals(t, func(c *assistant.Config) { c.Ledger = l })
+	threadID, card := a.propose(t, alice)
+	if err := l.SetLimits(context.Background(), "alice", quota.Limits{Daily: quota.Limit(1)}); err != nil {
+		t.Fatal(err)
+	}
+	calls := a.model.Calls()
+	reply, streamed, err := a.decide(t, alice, threadID, card.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.executions()) != 1 || a.model.Calls() != calls {
+		t.Fatalf("%d executions, %d model calls; want the tool once and no model call", len(a.executions()), a.model.Calls()-calls)
+	}
+	if reply.Text != "Done: Rename note 7 to “Groceries”." || reply.Finish != "quota" || len(find(streamed, blocks.Warning)) != 1 {
+		t.Errorf("reply %q finish %q blocks %v", reply.Text, reply.Finish, kinds(streamed))
+	}
+	// A normal message is still refused.
+	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: threadID, Message: "more"}); !errors.Is(err, assistant.ErrQuotaExceeded) {
+		t.Errorf("message out of quota: %v", err)
+	}
+}
+
+// Models that number calls per response reuse ids; a call still waiting
+// for a decision keeps its id, so the thread never holds two calls with one id.
+func TestReusedCallIDsStayUniqueAcrossPendingCalls(t *testing.T) {
+	a := newApprovals(t)
+	a.model.Append(fake.Turn{fake.CallTool("call_0", "rename_note", `{"id": 7, "title": "A"}`)})
+	first, _, err := a.collect(t, alice, assistant.Request{Message: "rename to A"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.model.Append(fake.Turn{fake.CallTool("call_0", "rename_note", `{"id": 7, "title": "B"}`)})
+	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: first.ThreadID, Message: "no, to B"}); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := a.store.ListProposals(context.Background(), first.ThreadID)
+	if len(ps) != 2 || ps[0].CallID == ps[1].CallID {
+		t.Fatalf("proposals %+v: want two with distinct call ids", ps)
+	}
+	a.model.SetDefault(fake.Turn{fake.Text("ok")})
+	for _, p := range ps {
+		if _, _, err := a.decide(t, alice, first.ThreadID, p.Token, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: first.ThreadID, Message: "thanks"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := a.model.Requests()
+	seen := map[string]int{}
+	for _, m := range reqs[len(reqs)-1].Messages {
+		for _, c := range m.ToolCalls {
+			seen[c.ID]++
+		}
+	}
+	if len(seen) != 2 || seen["call_0"] != 1 {
+		t.Errorf("call ids in the replayed history: %v, want two distinct", seen)
+	}
+}
+
+func TestCardSummaryKeepsWhatWillBeStored(t *testing.T) {
+	a := newApprovals(t)
+	a.model.Append(fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 7, "title": "a < b, see #3\nnext"}`)})
+	_, streamed, err := a.collect(t, alice, assistant.Request{Message: "rename"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := find(streamed, blocks.Confirm); len(c) != 1 || c[0].Content != "Rename note 7 to “a < b, see #3 next”" {
+		t.Errorf("card %+v", c)
 	}
 }

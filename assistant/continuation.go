@@ -179,5 +179,8 @@ func (t *turn) checkForm(prior []store.Message) (string, error) {
 	if msg := strings.TrimSpace(t.req.Message); msg != "" {
 		text += "\n\n" + msg
 	}
+	if len(text) > t.e.cfg.MaxMessageBytes {
+		return "", wrap(CodeTooLarge, "form", fmt.Errorf("answers are %d bytes, limit %d", len(text), t.e.cfg.MaxMessageBytes))
+	}
 	return text, nil
 }

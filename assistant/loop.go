@@ -31,6 +31,10 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.textSeen, t.finish = true, "blocked"
 		return
 	}
+	if t.quiet != nil {
+		t.reportDecision(emit)
+		return
+	}
 	system := t.system
 	history := t.history
 	if t.blocked() {

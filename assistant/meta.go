@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -172,7 +173,7 @@ const maxAnswerBytes = 4 << 10
 func renderAnswers(f Form, values map[string]json.RawMessage) (string, error) {
 	for id := range values {
 		if !slices.ContainsFunc(f.Questions, func(q Question) bool { return q.ID == id }) {
-			return "", fmt.Errorf("the form has no question %q", id)
+			return "", fmt.Errorf("the form has no question %q", truncate(id, 40))
 		}
 	}
 	var b strings.Builder
@@ -231,7 +232,7 @@ func answerText(q Question, raw json.RawMessage) (string, error) {
 		if err := json.Unmarshal(raw, &n); err != nil {
 			return "", errors.New("the answer must be a number")
 		}
-		if _, err := strconv.ParseFloat(n.String(), 64); err != nil {
+		if _, err := strconv.ParseFloat(n.String(), 64); err != nil || len(n) > 64 {
 			return "", errors.New("the answer must be a number")
 		}
 		return n.String(), nil
@@ -390,17 +391,26 @@ func formBlock(callID string, f Form) blocks.Block {
 // setupTools decides what this turn offers: lazy loading when the user has
 // more tools than LazyToolThreshold, with the loaded set rebuilt from the
 // history, and the Engine's own tools.
-func (t *turn) setupTools() {
+func (t *turn) setupTools(prior []store.Message) {
 	t.lazy = t.e.cfg.LazyToolThreshold >= 0 && len(t.offered) > t.e.cfg.LazyToolThreshold
 	t.loaded = make(map[string]bool)
 	if t.lazy {
 		t.rehydrate()
 	}
 	t.meta = t.metaTools()
+	// Call ids stay unique across the thread, including calls still waiting
+	// on a card, a form or the client, which the replay does not hold yet.
 	t.callIDs = make(map[string]bool)
+	for _, m := range prior {
+		for _, b := range m.Blocks {
+			if b.Kind == blocks.ToolCall || b.Kind == blocks.Form {
+				t.callIDs[b.ID] = true
+			}
+		}
+	}
 	for _, m := range t.history {
 		for _, c := range m.ToolCalls {
-			t.callIDs[c.ID] = true // ids stay unique across the replayed conversation
+			t.callIDs[c.ID] = true
 		}
 	}
 }

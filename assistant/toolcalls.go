@@ -84,8 +84,11 @@ func (t *turn) uniqueCallIDs(calls []providers.ToolCall, round int) []providers.
 		t.callIDs = make(map[string]bool)
 	}
 	for i := range calls {
-		if calls[i].ID == "" || t.callIDs[calls[i].ID] {
+		for n := 0; calls[i].ID == "" || t.callIDs[calls[i].ID]; n++ {
 			calls[i].ID = fmt.Sprintf("call_r%d_%d", round, i)
+			if n > 0 { // taken by an earlier turn of the thread
+				calls[i].ID = fmt.Sprintf("call_r%d_%d_%d", round, i, n)
+			}
 		}
 		t.callIDs[calls[i].ID] = true
 	}
@@ -243,8 +246,14 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 	return ran && allTerminal, "tool"
 }
 
-// invoke runs one approved or Read call under the per-call timeout.
+// invoke runs one approved or Read call under the per-call timeout. An
+// approved call is not cut short when the turn is stopped (a cancel, a newer
+// message): a change the user approved runs to its end or its timeout,
+// never to an unknown half-done state.
 func (t *turn) invoke(ctx context.Context, o offeredTool, c providers.ToolCall, approved bool) (tools.Result, time.Duration) {
+	if approved {
+		ctx = context.WithoutCancel(ctx)
+	}
 	tctx, cancel := context.WithTimeout(ctx, t.e.cfg.ToolTimeout)
 	defer cancel()
 	start := time.Now()

@@ -37,6 +37,8 @@ type turn struct {
 	decided      store.ProposalStatus // applied or declined
 	decisionTool offeredTool          // the tool an apply runs
 	clientCalls  []blocks.Block       // a tool-results turn: the calls it answers
+	quiet        error                // a decision turn out of budget: no model call, this says why
+	decisionOK   bool                 // the applied tool succeeded
 
 	// Written only by the worker goroutine.
 	parser      blocks.Parser
@@ -121,10 +123,15 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 		// tools or a continuation: the model only writes a rejection.
 		t.offered, t.clientCalls = nil, nil
 	}
-	t.setupTools()
+	t.setupTools(prior)
 	t.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
-		return nil, err
+		if t.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
+			return nil, err
+		}
+		// The user may still decide a card when out of budget: the decision
+		// is carried out and reported without a model call.
+		t.quiet = err
 	}
 	// From here a failure releases the hold and removes what was written.
 	fail := func(err error) (*turn, error) {
