@@ -184,3 +184,30 @@ func (t *turn) checkForm(prior []store.Message) (string, error) {
 	}
 	return text, nil
 }
+
+// Waiting is what a thread's last turn left for the user to answer, apart
+// from confirm cards (see Engine.Proposals).
+type Waiting struct {
+	Form      string   // the id of the ask_user form waiting for answers, if any
+	ToolCalls []string // ids of client-side calls waiting for their results
+}
+
+// WaitingOn reports what a thread whose messages are msgs (in order, as
+// Engine.Thread returns them) waits on: the same rules a continuation
+// request is checked against.
+func WaitingOn(msgs []store.Message) Waiting {
+	var w Waiting
+	last, ok := lastTurn(msgs)
+	if !ok {
+		return w
+	}
+	for _, b := range last.Blocks {
+		if b.Kind == blocks.Form {
+			w.Form = b.ID
+		}
+	}
+	for _, b := range pendingClientCalls(last) {
+		w.ToolCalls = append(w.ToolCalls, b.ID)
+	}
+	return w
+}

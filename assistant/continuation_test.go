@@ -361,3 +361,25 @@ func TestReservedToolNamesAreRefused(t *testing.T) {
 }
 
 var _ = store.ProposalPending
+
+func TestWaitingOnReportsPendingClientCallsAndForms(t *testing.T) {
+	p := fake.New(fake.Turn{fake.CallTool("loc1", "get_location", `{"precise": false}`), fake.CallTool("f1", assistant.AskUserName,
+		`{"questions":[{"id":"q","label":"Q?","type":"text"}]}`)})
+	p.SetDefault(fake.Turn{fake.Text("ok")})
+	h, _ := clientHarness(t, p)
+	reply, _, err := h.collect(t, alice, assistant.Request{Message: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := assistant.WaitingOn(h.messages(t, reply.ThreadID))
+	if w.Form != "f1" || !slices.Equal(w.ToolCalls, []string{"loc1"}) || reply.Finish != "ask_user" {
+		t.Errorf("waiting %+v finish %q, want the form and the client call", w, reply.Finish)
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID,
+		ToolResults: []assistant.ToolResult{{ID: "loc1", Output: json.RawMessage(`"Oslo"`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if w := assistant.WaitingOn(h.messages(t, reply.ThreadID)); w.Form != "" || len(w.ToolCalls) != 0 {
+		t.Errorf("still waiting on %+v", w)
+	}
+}

@@ -130,3 +130,18 @@ func TestValidateChecksWithoutRunning(t *testing.T) {
 		t.Error("Validate ran the tool")
 	}
 }
+
+func TestNewClientValidatesButNeverRunsOnTheServer(t *testing.T) {
+	tool := tools.Must(tools.NewClient[struct {
+		Selector string `json:"selector"`
+	}](tools.Spec{Name: "read_page", Description: "Reads the page."}))
+	if !tool.Spec().ClientSide {
+		t.Fatal("not client-side")
+	}
+	if r, err := tools.Validate(tool, json.RawMessage(`{}`)); !errors.Is(err, tools.ErrInvalidArgs) || r.OK {
+		t.Errorf("missing selector: %+v, %v", r, err)
+	}
+	if r, _ := tools.Invoke(t.Context(), tool, tools.Call{Args: json.RawMessage(`{"selector":"h1"}`)}); r.OK || r.Error.Code != tools.CodeInternal {
+		t.Errorf("server execution: %+v, want INTERNAL", r)
+	}
+}

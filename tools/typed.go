@@ -126,3 +126,15 @@ func decodeError(err error) *argsError {
 	}
 	return &argsError{msg: "arguments could not be decoded: " + strings.TrimPrefix(err.Error(), "json: ")}
 }
+
+// NewClient returns a client-side tool: one the client (the browser) runs,
+// with arguments of type In. The Engine validates the model's arguments
+// against the schema inferred from In, streams the call to the client and
+// ends the turn; the client posts the result back. Execute is never called
+// by the Engine and returns an error if called.
+func NewClient[In any](spec Spec) (BaseTool, error) {
+	spec.ClientSide = true
+	return New(spec, func(context.Context, Call, In) (Result, error) {
+		return Result{}, fmt.Errorf("tools: %s runs in the client, not on the server", spec.Name)
+	})
+}

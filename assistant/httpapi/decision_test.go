@@ -126,6 +126,9 @@ func TestToolResultsAndFormOverHTTP(t *testing.T) {
 	if !strings.Contains(raw, `"k":"form","id":"f1"`) {
 		t.Fatalf("no form line in %s", raw)
 	}
+	if got := h.getThread("alice", thread); got.Waiting.Form != "f1" || len(got.Waiting.ToolCalls) != 0 {
+		t.Errorf("waiting %+v, want the form", got.Waiting)
+	}
 	if code, body := h.post("alice", `{"thread_id":"`+thread+`","form":{"id":"f1","values":{}}}`); code != http.StatusBadRequest || !strings.Contains(body, "Which city?") {
 		t.Errorf("missing answer: %d %s", code, body)
 	}
@@ -134,6 +137,9 @@ func TestToolResultsAndFormOverHTTP(t *testing.T) {
 	msgs := reqs[len(reqs)-1].Messages
 	if got := msgs[len(msgs)-1].Content; got != "My answers:\n- Which city?: Oslo" {
 		t.Errorf("model got %q", got)
+	}
+	if got := h.getThread("alice", thread); got.Waiting.Form != "" {
+		t.Errorf("waiting %+v after the answers", got.Waiting)
 	}
 	if code, body := h.post("alice", `{"thread_id":"`+thread+`","tool_results":[{"id":"x","output":1}]}`); code != http.StatusConflict {
 		t.Errorf("tool results answering nothing: %d %s", code, body)

@@ -35,8 +35,9 @@ type Config struct {
 //	                                a message, a decision on a confirm card, client tool
 //	                                results, or ask_user form answers
 //	GET    /api/chat/threads        the user's threads, newest first (?limit, ?before)
-//	GET    /api/chat/threads/{id}   a thread, its transcript in stored block form, and
-//	                                the state of its confirm cards ("proposals")
+//	GET    /api/chat/threads/{id}   a thread, its transcript in stored block form, the
+//	                                state of its confirm cards ("proposals") and what
+//	                                else it waits on ("waiting": a form, client calls)
 //	DELETE /api/chat/threads/{id}   archive a thread
 //	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
 //	GET    /api/chat/tools          the tools this user may use (?page)
@@ -387,7 +388,19 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 	for i, p := range ps {
 		props[i] = proposalJSON{Token: p.Token, Tool: p.Tool, Summary: p.Summary, Status: string(p.Status), ExpiresAt: p.ExpiresAt}
 	}
-	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out, "proposals": props})
+	wait := assistant.WaitingOn(msgs)
+	waiting := waitingJSON{Form: wait.Form, ToolCalls: wait.ToolCalls}
+	if waiting.ToolCalls == nil {
+		waiting.ToolCalls = []string{}
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out, "proposals": props, "waiting": waiting})
+}
+
+// waitingJSON is what the thread's last turn waits on besides cards: an
+// ask_user form to answer, client-side calls to run.
+type waitingJSON struct {
+	Form      string   `json:"form,omitempty"`
+	ToolCalls []string `json:"tool_calls"`
 }
 
 // proposalJSON is a confirm card's state, keyed by its token (the confirm

@@ -277,6 +277,10 @@ type threadResp struct {
 		Tool   string `json:"tool"`
 		Status string `json:"status"`
 	} `json:"proposals"`
+	Waiting struct {
+		Form      string   `json:"form"`
+		ToolCalls []string `json:"tool_calls"`
+	} `json:"waiting"`
 }
 
 func (h *harness) listThreads(user, query string) []threadOut {
