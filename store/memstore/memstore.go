@@ -203,8 +203,9 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 
 // AppendTurn implements store.Messages. An empty assistant.ThreadID is
 // filled from user.ThreadID; a different one is ErrInvalid. A message ID
-// already taken (or the two messages sharing one) is ErrConflict. The
-// caller's messages are filled in only when the turn is written.
+// already taken (or the two messages sharing one) is ErrConflict, as is a
+// non-zero user.Seq that is not the thread's next. The caller's messages
+// are filled in only when the turn is written.
 func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -234,6 +235,10 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 		if _, taken := s.messages[id]; id != "" && taken {
 			return fmt.Errorf("memstore: append turn: message %q: %w", id, store.ErrConflict)
 		}
+	}
+	if user.Seq != 0 && user.Seq != len(th.msgs)+1 {
+		return fmt.Errorf("memstore: append turn: seq %d, thread's last is %d: %w",
+			user.Seq, len(th.msgs), store.ErrConflict)
 	}
 
 	// Validated: from here on nothing fails, so filling the caller's values

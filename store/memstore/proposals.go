@@ -95,6 +95,28 @@ func (s *Store) DecideProposal(ctx context.Context, token string, status store.P
 	return cloneProposal(*p), nil
 }
 
+// ReopenProposal implements store.Proposals. Times are kept as given, so
+// decidedAt matches when it is the same instant (time.Time.Equal).
+func (s *Store) ReopenProposal(ctx context.Context, token string, decidedAt time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p, ok := s.proposals[token]
+	if !ok {
+		return fmt.Errorf("memstore: reopen proposal: %w", store.ErrNotFound)
+	}
+	if p.Status != store.ProposalApplied && p.Status != store.ProposalDeclined {
+		return fmt.Errorf("memstore: reopen proposal: %s: %w", p.Status, store.ErrConflict)
+	}
+	if p.DecidedAt == nil || !p.DecidedAt.Equal(decidedAt) {
+		return fmt.Errorf("memstore: reopen proposal: decided at another time: %w", store.ErrConflict)
+	}
+	p.Status, p.DecidedAt = store.ProposalPending, nil
+	return nil
+}
+
 // ListProposals implements store.Proposals. Proposals created at the same
 // instant list in the order they were created.
 func (s *Store) ListProposals(ctx context.Context, threadID string) ([]store.Proposal, error) {
