@@ -46,8 +46,11 @@ func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
 // the thread and locks its row: concurrent turns on one thread (from any
 // process) queue there and get consecutive, distinct Seqs; a turn that
 // fails afterwards rolls the counter back with everything else, so no Seq
-// is lost. The caller's messages are filled in only when the turn is
-// written.
+// is lost. A non-zero user.Seq adds "AND last_seq = user.Seq-1" to that
+// UPDATE, so the check and the taking of the Seqs are one step, which
+// PostgreSQL re-checks after waiting for the row's lock; when it matches
+// nothing, a read of the thread tells a missing thread from a moved Seq.
+// The caller's messages are filled in only when the turn is written.
 func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) error {
 	const op = "append turn"
 	if err := ctx.Err(); err != nil {
@@ -88,17 +91,36 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory).
 			time(m.CreatedAt).time(m.UpdatedAt)
 	}
-	bump := s.args(2).time(now).add(u.ThreadID)
+	bump := s.args(3).time(now).add(u.ThreadID)
+	cond := ""
+	if u.Seq != 0 {
+		cond = " AND last_seq = ?"
+		bump.add(u.Seq - 1)
+	}
 	if ins.err != nil || bump.err != nil {
 		return invalid(op, "%v", errors.Join(ins.err, bump.err))
 	}
 
-	found := true
+	found, moved := true, -1 // moved: the thread's last Seq, when not u.Seq-1
 	err := s.write(ctx, func(q querier) error {
 		var last int
 		err := q.QueryRowContext(ctx, s.rebind(
-			`UPDATE parley_threads SET updated_at = ?, last_seq = last_seq + 2 WHERE id = ? RETURNING last_seq`),
+			`UPDATE parley_threads SET updated_at = ?, last_seq = last_seq + 2 WHERE id = ?`+cond+` RETURNING last_seq`),
 			bump.a...).Scan(&last)
+		if errors.Is(err, sql.ErrNoRows) && u.Seq != 0 {
+			err = q.QueryRowContext(ctx, s.rebind(`SELECT last_seq FROM parley_threads WHERE id = ?`),
+				u.ThreadID).Scan(&last)
+			switch {
+			case err == nil && last != u.Seq-1:
+				moved = last
+				return errSeqMoved
+			case err == nil:
+				// At u.Seq-1 now but not at the UPDATE (PostgreSQL reads
+				// with a new snapshot per statement): the thread was
+				// created after the UPDATE looked for it.
+				err = sql.ErrNoRows
+			}
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			found = false
 			return err
@@ -113,15 +135,21 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 			       (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), ins.a...)
 		return err
 	})
-	if !found {
+	switch {
+	case !found:
 		return notFound(op, "thread", u.ThreadID)
-	}
-	if err != nil {
+	case moved >= 0:
+		return fmt.Errorf("sqlstore: %s: seq %d, thread's last is %d: %w", op, u.Seq, moved, store.ErrConflict)
+	case err != nil:
 		return fail(ctx, op, err)
 	}
 	*user, *assistant = u, a
 	return nil
 }
+
+// errSeqMoved rolls back a conditional AppendTurn whose Seq is not the
+// thread's next.
+var errSeqMoved = errors.New("sqlstore: seq moved")
 
 // UpdateMessage implements store.Messages. A zero m.UpdatedAt is set to
 // now, in m as well.

@@ -162,6 +162,47 @@ func (s *Store) DecideProposal(ctx context.Context, token string, status store.P
 	return p, fmt.Errorf("sqlstore: %s: already %s: %w", op, p.Status, store.ErrConflict)
 }
 
+// ReopenProposal implements store.Proposals with one conditional UPDATE,
+// atomic against DecideProposal for the same reason DecideProposal is
+// atomic against itself. decidedAt is compared as it is stored: in UTC at
+// microsecond precision, which is what DecideProposal returns. When nothing
+// matched, a read of the row tells an unknown token from one in another
+// state.
+func (s *Store) ReopenProposal(ctx context.Context, token string, decidedAt time.Time) error {
+	const op = "reopen proposal"
+	if err := ctx.Err(); err != nil {
+		return fail(ctx, op, err)
+	}
+	a := s.args(5).add(string(store.ProposalPending), token,
+		string(store.ProposalApplied), string(store.ProposalDeclined)).time(decidedAt)
+	if a.err != nil {
+		// Outside the years a decision can be stored with.
+		return fmt.Errorf("sqlstore: %s: decided at another time: %w", op, store.ErrConflict)
+	}
+	res, err := s.exec(ctx, `UPDATE parley_proposals SET status = ?, decided_at = NULL
+		WHERE token = ? AND status IN (?, ?) AND decided_at = ?`, a.a...)
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fail(ctx, op, err)
+	} else if n == 1 {
+		return nil
+	}
+	var status store.ProposalStatus
+	err = s.db.QueryRowContext(ctx, s.rebind(`SELECT status FROM parley_proposals WHERE token = ?`), token).Scan(&status)
+	if errors.Is(err, sql.ErrNoRows) {
+		return noProposal(op)
+	}
+	if err != nil {
+		return fail(ctx, op, err)
+	}
+	if status == store.ProposalApplied || status == store.ProposalDeclined {
+		return fmt.Errorf("sqlstore: %s: %s at another time: %w", op, status, store.ErrConflict)
+	}
+	return fmt.Errorf("sqlstore: %s: %s: %w", op, status, store.ErrConflict)
+}
+
 // ListProposals implements store.Proposals. Proposals created at the same
 // instant list in the order they were inserted. The index on (thread_id,
 // created_at, n) serves the query.
