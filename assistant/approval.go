@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -32,8 +33,7 @@ func (t *turn) propose(ctx context.Context, c providers.ToolCall, o offeredTool,
 		t.e.cfg.Logger.Warn("assistant: dry run failed", "tool", c.Name, "thread", t.thread.ID, "err", err)
 	}
 	if !r.OK {
-		t.auditToolCall(ctx, c, r, time.Since(start), "chat", approvalPending)
-		return r, false
+		return r, false // answered and audited by runTools
 	}
 	args := compactJSON(c.Args)
 	summary := plainLine(r.Summary, maxSummaryBytes)
@@ -52,9 +52,7 @@ func (t *turn) propose(ctx context.Context, c providers.ToolCall, o offeredTool,
 	}
 	if err != nil {
 		t.e.cfg.Logger.Error("assistant: store proposal", "tool", c.Name, "thread", t.thread.ID, "err", err)
-		r := tools.Fail(tools.CodeInternal, "The approval could not be prepared.")
-		t.auditToolCall(ctx, c, r, time.Since(start), "chat", approvalPending)
-		return r, false
+		return tools.Fail(tools.CodeInternal, "The approval could not be prepared."), false
 	}
 	data := args
 	if r.Data != nil {
@@ -223,7 +221,7 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 	p := t.decision
 	c := providers.ToolCall{ID: p.CallID, Name: p.Tool, Args: p.Args}
 	if c.ID == "" {
-		c.ID = "call_" + p.Token[:8]
+		c.ID = "call_" + truncate(p.Token, 8)
 	}
 	var r tools.Result
 	var d time.Duration
@@ -285,4 +283,18 @@ func (t *turn) reportDecision(emit func(blocks.Block)) {
 	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
 	t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
 	t.textSeen, t.finish = true, "quota"
+}
+
+// pendingProposals are the thread's cards still waiting for a decision. A
+// failure only costs the prompt its reminder, so it is logged, not fatal.
+func (e *Engine) pendingProposals(ctx context.Context, threadID string) []store.Proposal {
+	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
+	if err != nil {
+		e.cfg.Logger.Warn("assistant: list proposals", "thread", threadID, "err", err)
+		return nil
+	}
+	now := e.cfg.Now()
+	return slices.DeleteFunc(ps, func(p store.Proposal) bool {
+		return p.Status != store.ProposalPending || !now.Before(p.ExpiresAt)
+	})
 }

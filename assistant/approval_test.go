@@ -543,3 +543,125 @@ func TestCardSummaryKeepsWhatWillBeStored(t *testing.T) {
 		t.Errorf("card %+v", c)
 	}
 }
+
+// outage fails AppendTurn while set.
+type outage struct {
+	store.Store
+	down atomic.Bool
+}
+
+func (o *outage) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	if o.down.Load() {
+		return errors.New("database unavailable")
+	}
+	return o.Store.AppendTurn(ctx, u, a)
+}
+
+// A decision whose turn cannot be written gives the card back: nothing
+// ran, and the user can decide again once the store recovers.
+func TestDecisionThatCannotBeWrittenReopensTheCard(t *testing.T) {
+	var o *outage
+	a := newApprovals(t, func(c *assistant.Config) {
+		o = &outage{Store: c.Store}
+		c.Store = o
+	})
+	threadID, card := a.propose(t, alice)
+	o.down.Store(true)
+	if _, _, err := a.decide(t, alice, threadID, card.ID, true); !errors.Is(err, assistant.ErrInternal) {
+		t.Fatalf("decision during the outage: %v, want ErrInternal", err)
+	}
+	if p, _ := a.store.GetProposal(context.Background(), card.ID); p.Status != store.ProposalPending || p.DecidedAt != nil || len(a.executions()) != 0 {
+		t.Fatalf("after the failed decision: %s, %d runs; want pending and nothing run", p.Status, len(a.executions()))
+	}
+	o.down.Store(false)
+	a.model.Append(fake.Turn{fake.Text("Done.")})
+	if _, _, err := a.decide(t, alice, threadID, card.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.executions()) != 1 {
+		t.Errorf("%d runs, want 1", len(a.executions()))
+	}
+}
+
+// A decision turn superseded by a newer message still stores what the
+// approved tool did: the change happened.
+func TestSupersededDecisionTurnKeepsTheToolResult(t *testing.T) {
+	release := make(chan struct{})
+	a := newApprovals(t, func(c *assistant.Config) {
+		c.CancelPollInterval = -1
+		slow := tools.Must(tools.New(tools.Spec{Name: "slow_write", Description: "Writes slowly.", Category: "weather", Effect: tools.Mutate},
+			func(ctx context.Context, _ tools.Call, _ struct{}) (tools.Result, error) {
+				<-release
+				return tools.OK("written", nil), nil
+			}))
+		weather, _ := c.Tools.Lookup("get_weather")
+		c.Tools, _ = tools.NewSet(slow, weather)
+	})
+	a.model.Append(fake.Turn{fake.CallTool("w1", "slow_write", `{}`)})
+	first, _, err := a.collect(t, alice, assistant.Request{Message: "write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := find(first.Blocks, blocks.Confirm)[0].ID
+	a.model.SetDefault(fake.Turn{fake.Text("ok")})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := a.decide(t, alice, first.ThreadID, token, true)
+		done <- err
+	}()
+	// Wait until the decision turn is written, then supersede it.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(a.messages(t, first.ThreadID)) < 4 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		close(release)
+	}()
+	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: first.ThreadID, Message: "never mind"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, assistant.ErrCancelled) {
+		t.Fatalf("superseded decision: %v, want ErrCancelled", err)
+	}
+	if err := a.eng.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	decisionReply := a.messages(t, first.ThreadID)[3]
+	r := find(decisionReply.Blocks, blocks.ToolResult)
+	if len(r) != 1 || !r[0].OK || r[0].Content != "written" || !strings.Contains(string(decisionReply.ModelMessages), "written") {
+		t.Errorf("stored decision reply %s: blocks %+v, model messages %s", decisionReply.Status, decisionReply.Blocks, decisionReply.ModelMessages)
+	}
+}
+
+func TestPendingCardsAreInThePromptUntilDecided(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	a.model.SetDefault(fake.Turn{fake.Text("ok")})
+	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: threadID, Message: "what else?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := a.model.Requests()
+	if s := reqs[len(reqs)-1].System; !strings.Contains(s, "## Waiting for the user's decision") || !strings.Contains(s, "- rename_note: Rename note 7 to “Groceries”") {
+		t.Errorf("prompt does not mention the waiting card:\n%s", s)
+	}
+	if _, _, err := a.decide(t, alice, threadID, card.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	reqs = a.model.Requests()
+	if s := reqs[len(reqs)-1].System; strings.Contains(s, "Waiting for the user's decision") {
+		t.Error("the card being decided is still listed as waiting")
+	}
+}
+
+func TestFailedDryRunIsAuditedOnce(t *testing.T) {
+	a := newApprovals(t)
+	a.model.Append(fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 8, "title": "x"}`)}, fake.Turn{fake.Text("no")})
+	if _, _, err := a.collect(t, alice, assistant.Request{Message: "rename 8"}); err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := a.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditToolCall})
+	if len(ev) != 1 || !strings.Contains(string(ev[0].Data), `"code":"NOT_FOUND"`) {
+		t.Errorf("audit rows %d: %+v", len(ev), ev)
+	}
+}

@@ -42,14 +42,14 @@ func TestClampResultTrimsTheLargestArrayHeadFirstAndSaysSo(t *testing.T) {
 	}
 }
 
-func TestClampResultLeavesSmallAndArraylessResultsAlone(t *testing.T) {
+func TestClampResultLeavesSmallResultsAloneAndCutsArraylessOnes(t *testing.T) {
 	small := []byte(`{"ok":true,"data":[1,2,3]}`)
 	if got := clampResult(small, 1000); string(got) != string(small) {
 		t.Errorf("a result under budget changed: %s", got)
 	}
 	big := []byte(`{"ok":true,"data":"` + strings.Repeat("x", 5000) + `"}`)
-	if got := clampResult(big, 1000); string(got) != string(big) {
-		t.Error("a result with no array to cut changed")
+	if got := clampResult(big, 1000); len(got) > 1000 || !strings.Contains(string(got), `"beginning":"{\"ok\":true,\"data\":\"xxx`) {
+		t.Errorf("a result with no array to cut: %d bytes %s", len(got), got)
 	}
 	top, _ := json.Marshal(make([]int, 5000))
 	out := clampResult(top, 1000)
@@ -59,6 +59,26 @@ func TestClampResultLeavesSmallAndArraylessResultsAlone(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &wrapped); err != nil || len(wrapped.Result) == 0 || wrapped.Truncated == "" || len(out) > 1200 {
 		t.Errorf("a top-level array: %d bytes, %v", len(out), err)
+	}
+}
+
+// A result with nothing to cut (one deep, long string) still fits: the
+// budget is a hard limit, and the work stays linear in the size.
+func TestClampResultWithNothingToCutKeepsTheBeginning(t *testing.T) {
+	deep := strings.Repeat("[", 2000) + `"` + strings.Repeat("a", 100_000) + `"` + strings.Repeat("]", 2000)
+	raw, _ := json.Marshal(map[string]any{"ok": true, "summary": "big", "data": json.RawMessage(deep)})
+	out := clampResult(raw, 4096)
+	var env struct {
+		OK        bool   `json:"ok"`
+		Summary   string `json:"summary"`
+		Truncated string `json:"_truncated"`
+		Beginning string `json:"beginning"`
+	}
+	if err := json.Unmarshal(out, &env); err != nil || len(out) > 4096 {
+		t.Fatalf("%d bytes, %v", len(out), err)
+	}
+	if !env.OK || env.Summary != "big" || env.Truncated == "" || !strings.HasPrefix(env.Beginning, `{"data":[[[`) {
+		t.Errorf("envelope %+v", env)
 	}
 }
 
@@ -73,6 +93,9 @@ func FuzzClampResult(f *testing.F) {
 		}
 		if len(out) > len(raw)+512 {
 			t.Fatalf("clamping grew the result from %d to %d bytes", len(raw), len(out))
+		}
+		if budget >= 600 && len(out) > budget {
+			t.Fatalf("clamped to %d bytes, over the budget of %d", len(out), budget)
 		}
 	})
 }

@@ -52,6 +52,9 @@ func (e *Engine) validateRequest(req *Request) error {
 		if r.ID == "" || !json.Valid(r.Output) {
 			return invalid("each tool result needs an id and a JSON output")
 		}
+		if jsonDepth(r.Output) > maxOutputDepth {
+			return invalid(fmt.Sprintf("tool results may nest at most %d levels", maxOutputDepth))
+		}
 	}
 	if size > maxClientOutputFactor*e.cfg.MaxMessageBytes {
 		return wrap(CodeTooLarge, "validate", fmt.Errorf("tool results are %d bytes", size))
@@ -60,6 +63,31 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("form answers need the form id")
 	}
 	return nil
+}
+
+// maxOutputDepth bounds how deeply a client's output may nest.
+const maxOutputDepth = 64
+
+// jsonDepth returns the deepest nesting of arrays and objects in valid JSON.
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // maxClientOutputFactor: client tool outputs may together be this many

@@ -107,3 +107,39 @@ func FuzzPersistable(f *testing.F) {
 		check()
 	})
 }
+
+// FuzzJSONDepth checks the byte scan against a decoder's view of nesting.
+func FuzzJSONDepth(f *testing.F) {
+	f.Add(`{"a":[1,{"b":"[[["}]}`)
+	f.Add(`"\"[{"`)
+	f.Add(`[[[[]]]]`)
+	f.Fuzz(func(t *testing.T, s string) {
+		if !json.Valid([]byte(s)) {
+			return
+		}
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			return
+		}
+		var depth func(v any) int
+		depth = func(v any) int {
+			d := 0
+			switch x := v.(type) {
+			case []any:
+				for _, e := range x {
+					d = max(d, depth(e))
+				}
+				return d + 1
+			case map[string]any:
+				for _, e := range x {
+					d = max(d, depth(e))
+				}
+				return d + 1
+			}
+			return 0
+		}
+		if got, want := jsonDepth([]byte(s)), depth(v); got != want {
+			t.Fatalf("jsonDepth(%s) = %d, want %d", s, got, want)
+		}
+	})
+}

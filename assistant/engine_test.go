@@ -689,3 +689,18 @@ func TestErrorUnwrapsToCodeAndCause(t *testing.T) {
 		t.Error("Code mapping wrong")
 	}
 }
+
+// A model that still calls tools in the forced last round has those calls
+// dropped; the turn reports it stopped, not that calls wait.
+func TestForcedFinalRoundThatCallsToolsFinishesStopped(t *testing.T) {
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Text("Still looking."), fake.CallTool("", "get_weather", `{"city":"Paris"}`), fake.Finish(providers.FinishToolCalls)})
+	h := newHarness(t, p, func(c *assistant.Config) { c.MaxToolRounds = 1 })
+	reply, _, err := h.collect(t, alice, assistant.Request{Message: "loop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reply.Finish != "stop" {
+		t.Errorf("finish %q, want stop", reply.Finish)
+	}
+}

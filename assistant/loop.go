@@ -80,6 +80,9 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			if text != "" {
 				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
+			if len(calls) > 0 {
+				t.finish = "stop" // the calls were dropped; nothing waits on them
+			}
 			if !t.textSeen {
 				// The model said nothing the user can read; a turn always ends with text.
 				emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})

@@ -185,6 +185,18 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		}
 	}
 	wg.Wait()
+	if slices.Contains(plans, planForm) && slices.Contains(plans, planClient) {
+		// One request answers the last turn: a form and a client call in
+		// the same step could never both be answered.
+		for i := range plans {
+			if plans[i] == planForm {
+				plans[i], results[i] = planRefused, refusal(tools.CodeConflict,
+					"A form cannot be shown in the same step as a tool that runs in the user's application.",
+					"Wait for the application's result, then ask with ask_user if you still need to.")
+				results[i].Error.Blocked = false
+			}
+		}
+	}
 	allTerminal, ran := true, false
 	for i, c := range calls {
 		switch plans[i] {

@@ -37,6 +37,7 @@ type turn struct {
 	decided      store.ProposalStatus // applied or declined
 	decisionTool offeredTool          // the tool an apply runs
 	clientCalls  []blocks.Block       // a tool-results turn: the calls it answers
+	pending      []store.Proposal     // the thread's cards still waiting, for the prompt
 	quiet        error                // a decision turn out of budget: no model call, this says why
 	decisionOK   bool                 // the applied tool succeeded
 
@@ -94,6 +95,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			return nil, e.storeErr("load history", err)
 		}
 		t.thread, t.history = th, replay(prior)
+		t.pending = e.pendingProposals(ctx, th.ID)
 	}
 	// What the user says this turn: their message, their form answers, or
 	// for a decision a note the server writes from the stored proposal.
@@ -120,8 +122,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	t.pageContext = e.checkPageContext(ctx, req.PageContext)
 	if t.blocked() {
 		// Nothing of a blocked message reaches the model, not even through
-		// tools or a continuation: the model only writes a rejection.
-		t.offered, t.clientCalls = nil, nil
+		// tools: the model only writes a rejection. Client results sent
+		// with it are the application's data and are still answered.
+		t.offered = nil
 	}
 	t.setupTools(prior)
 	t.system = t.systemPrompt()
@@ -136,8 +139,14 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// From here a failure releases the hold and removes what was written.
 	fail := func(err error) (*turn, error) {
 		if t.decision != nil && t.decision.DecidedAt != nil {
-			e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written; its tool did not run",
-				"thread", t.thread.ID, "tool", t.decision.Tool, "err", err)
+			// Decided, but nothing ran: give the card back so the user can
+			// decide again once the store recovers.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+			if rerr := e.cfg.Store.ReopenProposal(rctx, t.decision.Token, *t.decision.DecidedAt); rerr != nil {
+				e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written and the proposal could not be reopened; its tool did not run",
+					"thread", t.thread.ID, "tool", t.decision.Tool, "err", err, "reopen_err", rerr)
+			}
+			cancel()
 		}
 		t.release(context.WithoutCancel(ctx))
 		if req.ThreadID == "" && t.thread.ID != "" {
@@ -170,7 +179,15 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete,
 		Content: t.input.Redacted, Guard: verdict(t.input, e.guard != nil)}
 	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
+	if len(req.ToolResults) > 0 || req.Form != nil {
+		// Answer the last turn at most once: the append fails if anything
+		// was added to the thread since it was read, here or elsewhere.
+		t.user.Seq = prior[len(prior)-1].Seq + 1
+	}
 	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
+		if errors.Is(err, store.ErrConflict) && t.user.Seq != 0 {
+			return fail(conflict("persist turn", "That was already answered.", err))
+		}
 		return fail(e.storeErr("persist turn", err))
 	}
 	// The new message supersedes a turn still running on the thread: here
@@ -278,12 +295,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.input, nil)
-	record := func(b blocks.Block) {
-		if t.stopped() {
-			// The user's stream ended with the stop; keep the stored reply
-			// equal to what they saw.
-			return
-		}
+	keep := func(b blocks.Block) {
 		t.mu.Lock()
 		if b.Kind == blocks.Markdown {
 			// Chunks are joined once per run, not re-copied per chunk.
@@ -295,14 +307,16 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		t.mu.Unlock()
 		emit(b)
 	}
+	record := func(b blocks.Block) {
+		if t.stopped() {
+			// The user's stream ended with the stop; keep the stored reply
+			// equal to what they saw.
+			return
+		}
+		keep(b)
+	}
 	if w, ok := inputWarning(t.input); ok {
 		record(w)
-	}
-	switch {
-	case t.decision != nil:
-		t.runDecision(t.stopCtx, record)
-	case len(t.clientCalls) > 0:
-		t.runToolResults(t.stopCtx, record)
 	}
 	func() {
 		done := make(chan struct{})
@@ -320,6 +334,14 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 				t.err = wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
 			}
 		}()
+		// What a decision or the client's results did is stored even if the
+		// turn is stopped meanwhile: it happened, and the thread must say so.
+		switch {
+		case t.decision != nil:
+			t.runDecision(t.stopCtx, keep)
+		case len(t.clientCalls) > 0:
+			t.runToolResults(t.stopCtx, keep)
+		}
 		t.loop(ctx, record)
 	}()
 	t.persist(ctx)

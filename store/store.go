@@ -146,6 +146,12 @@ type Messages interface {
 	// written or neither is. ErrNotFound if the thread does not exist,
 	// ErrInvalid if the roles are not user then assistant or the thread ids
 	// differ, ErrConflict if a message id is taken (or both share one).
+	//
+	// A non-zero user.Seq makes the append conditional: it succeeds only if
+	// the thread's last message has Seq user.Seq-1 (LastSeq == user.Seq-1),
+	// else ErrConflict and nothing is written. Callers use it to answer the
+	// thread's last turn at most once, across processes. A zero user.Seq
+	// appends after whatever is last.
 	AppendTurn(ctx context.Context, user, assistant *Message) error
 	// UpdateMessage replaces the mutable fields of m (Status, Blocks,
 	// ModelMessages, token counts, UpdatedAt) by m.ID. ErrNotFound if the
@@ -243,6 +249,12 @@ type Proposals interface {
 	// ErrConflict the returned Proposal holds the current state. ErrNotFound
 	// if there is no such token.
 	DecideProposal(ctx context.Context, token string, status ProposalStatus, at time.Time) (Proposal, error)
+	// ReopenProposal moves a proposal decided at exactly decidedAt (applied
+	// or declined) back to pending with no DecidedAt: the caller decided it
+	// but could not carry the decision out (it failed before running
+	// anything). ErrConflict if the proposal is pending, expired, or was
+	// decided at another time; ErrNotFound if there is no such token.
+	ReopenProposal(ctx context.Context, token string, decidedAt time.Time) error
 	// ListProposals returns the thread's proposals, oldest first; none for
 	// an unknown thread.
 	ListProposals(ctx context.Context, threadID string) ([]Proposal, error)

@@ -79,11 +79,18 @@ func TestProposeDryRunFailuresFollowInvokesRules(t *testing.T) {
 		fn   func(context.Context, tools.Call, renameIn) (tools.Result, error)
 		code tools.ErrorCode
 	}{
-		"reported":  {func(context.Context, tools.Call, renameIn) (tools.Result, error) { return tools.Fail(tools.CodeNotFound, "no note 7"), nil }, tools.CodeNotFound},
-		"error":     {func(context.Context, tools.Call, renameIn) (tools.Result, error) { return tools.Result{}, errors.New("db down: secret") }, tools.CodeInternal},
-		"panic":     {func(context.Context, tools.Call, renameIn) (tools.Result, error) { panic("secret") }, tools.CodeInternal},
-		"not ok":    {func(context.Context, tools.Call, renameIn) (tools.Result, error) { return tools.Result{}, nil }, tools.CodeInternal},
-		"cancelled": {func(ctx context.Context, _ tools.Call, _ renameIn) (tools.Result, error) { <-ctx.Done(); return tools.Result{}, ctx.Err() }, tools.CodeTimeout},
+		"reported": {func(context.Context, tools.Call, renameIn) (tools.Result, error) {
+			return tools.Fail(tools.CodeNotFound, "no note 7"), nil
+		}, tools.CodeNotFound},
+		"error": {func(context.Context, tools.Call, renameIn) (tools.Result, error) {
+			return tools.Result{}, errors.New("db down: secret")
+		}, tools.CodeInternal},
+		"panic":  {func(context.Context, tools.Call, renameIn) (tools.Result, error) { panic("secret") }, tools.CodeInternal},
+		"not ok": {func(context.Context, tools.Call, renameIn) (tools.Result, error) { return tools.Result{}, nil }, tools.CodeInternal},
+		"cancelled": {func(ctx context.Context, _ tools.Call, _ renameIn) (tools.Result, error) {
+			<-ctx.Done()
+			return tools.Result{}, ctx.Err()
+		}, tools.CodeTimeout},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tool := tools.Must(tools.WithPropose(renameTool(t, &ran), tc.fn))
