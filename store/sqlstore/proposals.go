@@ -111,6 +111,10 @@ func (s *Store) GetProposal(ctx context.Context, token string) (store.Proposal, 
 // others find the row decided. The same statement marks a late decision
 // expired, which is stored, and reported as ErrConflict. When nothing
 // matched, a read of the row tells an unknown token from a decided one.
+// That read may find the row pending (on PostgreSQL, which reads with a
+// new snapshot per statement): it was created, or reopened by
+// ReopenProposal, after the UPDATE looked. The read locks the row, so the
+// UPDATE, run once more, decides it.
 func (s *Store) DecideProposal(ctx context.Context, token string, status store.ProposalStatus, at time.Time) (store.Proposal, error) {
 	const op = "decide proposal"
 	if err := ctx.Err(); err != nil {
@@ -124,27 +128,36 @@ func (s *Store) DecideProposal(ctx context.Context, token string, status store.P
 	if a.err != nil {
 		return store.Proposal{}, invalid(op, "%v", a.err)
 	}
+	lock := ""
+	if s.dialect == Postgres {
+		lock = " FOR UPDATE"
+	}
 	var (
 		p              store.Proposal
 		updated, found bool
 	)
 	err := s.write(ctx, func(q querier) error {
-		var err error
-		p, err = scanProposal(q.QueryRowContext(ctx, s.rebind(`UPDATE parley_proposals
-			SET status = CASE WHEN expires_at > ? THEN ? ELSE ? END, decided_at = ?
-			WHERE token = ? AND status = ?
-			RETURNING `+proposalColumns), a.a...))
-		if !errors.Is(err, sql.ErrNoRows) {
-			updated = err == nil
-			return err
+		for range 2 {
+			var err error
+			p, err = scanProposal(q.QueryRowContext(ctx, s.rebind(`UPDATE parley_proposals
+				SET status = CASE WHEN expires_at > ? THEN ? ELSE ? END, decided_at = ?
+				WHERE token = ? AND status = ?
+				RETURNING `+proposalColumns), a.a...))
+			if !errors.Is(err, sql.ErrNoRows) {
+				updated = err == nil
+				return err
+			}
+			p, err = scanProposal(q.QueryRowContext(ctx,
+				s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals WHERE token = ?`+lock), token))
+			if errors.Is(err, sql.ErrNoRows) {
+				return nil
+			}
+			found = err == nil
+			if err != nil || p.Status != store.ProposalPending {
+				return err
+			}
 		}
-		p, err = scanProposal(q.QueryRowContext(ctx,
-			s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals WHERE token = ?`), token))
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		found = err == nil
-		return err
+		return nil
 	})
 	switch {
 	case err != nil:
@@ -153,11 +166,11 @@ func (s *Store) DecideProposal(ctx context.Context, token string, status store.P
 		return p, nil
 	case updated:
 		return p, fmt.Errorf("sqlstore: %s: expired at %v: %w", op, p.ExpiresAt, store.ErrConflict)
-	case !found || p.Status == store.ProposalPending:
-		// Pending now but not at the UPDATE (PostgreSQL reads with a new
-		// snapshot per statement): the proposal was created after this
-		// decision looked for it, so the decision found no such token.
+	case !found:
 		return store.Proposal{}, noProposal(op)
+	case p.Status == store.ProposalPending:
+		// Not reached: the locked row matches the second UPDATE.
+		return p, fmt.Errorf("sqlstore: %s: pending, yet not decided: %w", op, store.ErrConflict)
 	}
 	return p, fmt.Errorf("sqlstore: %s: already %s: %w", op, p.Status, store.ErrConflict)
 }
