@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -11,7 +12,67 @@ import (
 
 var concurrencyCases = []testCase{
 	{"ConcurrentAppendTurnsGetUniqueGapFreeSeqs", testConcurrentAppend},
+	{"ConcurrentConditionalAppendsHaveExactlyOneWinner", testConcurrentConditionalAppend},
 	{"ConcurrentReadsAndUpdatesSeeWholeValues", testConcurrentReadWrite},
+}
+
+// testConcurrentConditionalAppend races turns that all answer the thread's
+// last turn (the same user.Seq), several times over, starting from an empty
+// thread: exactly one may be written, or the turn is answered twice.
+func testConcurrentConditionalAppend(t *testing.T, s store.Store) {
+	const n, rounds = 16, 4
+	th := newThread(t, s, "user-1", at(0))
+	var want []string // message ids in Seq order
+	for round := range rounds {
+		seq := 2*round + 1
+		type turn struct{ u, a *store.Message }
+		turns := make([]turn, n)
+		errs := make([]error, n)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range n {
+			u, a := newTurn(th.ID, fmt.Sprint("round ", round, " turn ", i))
+			u.Seq = seq
+			turns[i] = turn{u, a}
+			wg.Go(func() {
+				<-start
+				errs[i] = s.AppendTurn(t.Context(), u, a)
+			})
+		}
+		close(start)
+		wg.Wait()
+
+		var winners []int
+		for i, err := range errs {
+			switch {
+			case err == nil:
+				winners = append(winners, i)
+			case !errors.Is(err, store.ErrConflict):
+				t.Errorf("round %d: AppendTurn %d: err = %v, want nil or %v", round, i, err, store.ErrConflict)
+			}
+		}
+		if len(winners) != 1 {
+			t.Fatalf("round %d: %d of %d conditional appends at Seq %d succeeded (turns %v), want exactly 1",
+				round, len(winners), n, seq, winners)
+		}
+		w := turns[winners[0]]
+		if w.u.Seq != seq || w.a.Seq != seq+1 {
+			t.Errorf("round %d: the winner got Seq %d, %d, want %d, %d", round, w.u.Seq, w.a.Seq, seq, seq+1)
+		}
+		want = append(want, w.u.ID, w.a.ID)
+		if got := getThread(t, s, th.ID).LastSeq; got != seq+1 {
+			t.Errorf("round %d: LastSeq = %d, want %d", round, got, seq+1)
+		}
+	}
+	ms := listMessages(t, s, th.ID)
+	if len(ms) != len(want) {
+		t.Fatalf("ListMessages returned %d messages, want %d (one turn per round)", len(ms), len(want))
+	}
+	for i, m := range ms {
+		if m.ID != want[i] || m.Seq != i+1 {
+			t.Errorf("ListMessages[%d] = %s seq %d, want the winner's %s seq %d", i, m.ID, m.Seq, want[i], i+1)
+		}
+	}
 }
 
 func testConcurrentAppend(t *testing.T, s store.Store) {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -14,6 +15,8 @@ var messageCases = []testCase{
 	{"AppendTurnThenGetRoundTripsAllFields", testAppendRoundTrip},
 	{"AppendTurnFillsIDsAndTimes", testAppendFills},
 	{"AppendTurnAssignsConsecutiveSeqPerThread", testAppendSeq},
+	{"AppendTurnAtExpectedSeqSucceeds", testAppendAtSeq},
+	{"AppendTurnAtStaleSeqConflictsAndWritesNothing", testAppendAtStaleSeq},
 	{"AppendTurnBumpsThreadUpdatedAt", testAppendBumpsThread},
 	{"AppendTurnToUnknownThreadIsNotFound", testAppendUnknownThread},
 	{"AppendTurnWithWrongRolesIsInvalidAndWritesNothing", testAppendWrongRoles},
@@ -94,9 +97,10 @@ func testAppendSeq(t *testing.T, s store.Store) {
 	other := newThread(t, s, "user-1", at(0))
 
 	u1, a1 := appendTurn(t, s, th.ID, "one")
-	// A Seq set by the caller is not the store's to keep.
+	// The assistant's Seq is the store's to assign (the user's makes the
+	// append conditional: see testAppendAtSeq).
 	u2, a2 := newTurn(th.ID, "two")
-	u2.Seq, a2.Seq = 99, 7
+	a2.Seq = 7
 	must(t, s.AppendTurn(t.Context(), u2, a2), "AppendTurn")
 	ou, oa := appendTurn(t, s, other.ID, "elsewhere")
 
@@ -143,6 +147,95 @@ func testAppendSeq(t *testing.T, s store.Store) {
 	}
 }
 
+// testAppendAtSeq pins the conditional append: a user.Seq one past the
+// thread's LastSeq is written at that Seq, the first turn of a thread
+// included.
+func testAppendAtSeq(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	for _, c := range []struct {
+		name string
+		seq  int // user.Seq; 0 appends unconditionally
+	}{
+		{"first turn at Seq 1", 1},
+		{"unconditional", 0},
+		{"after an unconditional turn", 5},
+		{"right after a conditional turn", 7},
+	} {
+		u, a := newTurn(th.ID, c.name)
+		u.Seq = c.seq
+		before := getThread(t, s, th.ID).LastSeq
+		must(t, s.AppendTurn(t.Context(), u, a), "AppendTurn "+c.name)
+		if u.Seq != before+1 || a.Seq != before+2 {
+			t.Errorf("AppendTurn %s: Seq %d, %d; want %d, %d", c.name, u.Seq, a.Seq, before+1, before+2)
+		}
+		if got := getThread(t, s, th.ID).LastSeq; got != before+2 {
+			t.Errorf("LastSeq after AppendTurn %s = %d, want %d", c.name, got, before+2)
+		}
+		for _, m := range []*store.Message{u, a} {
+			if got := getMessage(t, s, m.ID).Seq; got != m.Seq {
+				t.Errorf("AppendTurn %s: stored Seq %d, reported %d", c.name, got, m.Seq)
+			}
+		}
+	}
+	if ms := listMessages(t, s, th.ID); len(ms) != 8 {
+		t.Errorf("ListMessages returned %d messages after four turns, want 8", len(ms))
+	}
+}
+
+// testAppendAtStaleSeq pins the refusal: a user.Seq that is not one past
+// LastSeq, lower or higher, is ErrConflict and changes nothing, not even
+// the Seq the next turn gets.
+func testAppendAtStaleSeq(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	appendTurn(t, s, th.ID, "one")
+	before := getThread(t, s, th.ID)
+	msgs := listMessages(t, s, th.ID)
+
+	for _, seq := range []int{
+		1,  // the turn already answered
+		2,  // LastSeq itself
+		4,  // one too far
+		5,  // as if a turn were missing
+		99, // far ahead
+		-1, // never LastSeq+1
+	} {
+		op := fmt.Sprintf("AppendTurn at Seq %d after LastSeq %d", seq, before.LastSeq)
+		u, a := newTurn(th.ID, "stale")
+		u.ID, a.ID = uuid.NewString(), uuid.NewString()
+		u.Seq = seq
+		wantErr(t, s.AppendTurn(t.Context(), u, a), store.ErrConflict, op)
+		for _, id := range []string{u.ID, a.ID} {
+			_, err := s.GetMessage(t.Context(), id)
+			wantErr(t, err, store.ErrNotFound, "GetMessage of a message of the refused "+op)
+		}
+	}
+	if d := diffThread(getThread(t, s, th.ID), before); d != "" {
+		t.Errorf("refused appends changed the thread: %s", d)
+	}
+	ms := listMessages(t, s, th.ID)
+	if len(ms) != len(msgs) {
+		t.Fatalf("after refused appends ListMessages has %d messages, want %d", len(ms), len(msgs))
+	}
+	for i := range ms {
+		if d := diffMessage(ms[i], msgs[i]); d != "" {
+			t.Errorf("after refused appends ListMessages[%d]: %s", i, d)
+		}
+	}
+	u, a := newTurn(th.ID, "in turn")
+	u.Seq = 3
+	must(t, s.AppendTurn(t.Context(), u, a), "AppendTurn at Seq 3 after the refused ones")
+	if u.Seq != 3 || a.Seq != 4 {
+		t.Errorf("AppendTurn at Seq 3 after the refused ones: Seq %d, %d; want 3, 4", u.Seq, a.Seq)
+	}
+	// The same Seq again is stale now: the turn is answered at most once.
+	u, a = newTurn(th.ID, "again")
+	u.Seq = 3
+	wantErr(t, s.AppendTurn(t.Context(), u, a), store.ErrConflict, "AppendTurn at Seq 3 a second time")
+	if got := getThread(t, s, th.ID).LastSeq; got != 4 {
+		t.Errorf("LastSeq = %d, want 4", got)
+	}
+}
+
 func testAppendBumpsThread(t *testing.T, s store.Store) {
 	th := newThread(t, s, "user-1", at(0))
 	appendTurn(t, s, th.ID, "hello")
@@ -156,8 +249,14 @@ func testAppendBumpsThread(t *testing.T, s store.Store) {
 }
 
 func testAppendUnknownThread(t *testing.T, s store.Store) {
-	u, a := newTurn(uuid.NewString(), "hello")
-	wantErr(t, s.AppendTurn(t.Context(), u, a), store.ErrNotFound, "AppendTurn to an unknown thread")
+	newThread(t, s, "user-1", at(0))
+	// A conditional append to no thread is not a Seq conflict either.
+	for _, seq := range []int{0, 1, 3} {
+		u, a := newTurn(uuid.NewString(), "hello")
+		u.Seq = seq
+		wantErr(t, s.AppendTurn(t.Context(), u, a), store.ErrNotFound,
+			fmt.Sprintf("AppendTurn at Seq %d to an unknown thread", seq))
+	}
 }
 
 func testAppendWrongRoles(t *testing.T, s store.Store) {

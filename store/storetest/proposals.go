@@ -30,6 +30,11 @@ var proposalCases = []testCase{
 	{"DecideUnknownIsNotFound", testProposalDecideUnknown},
 	{"DecideAtOrAfterExpiryMarksExpiredAndConflicts", testProposalDecideExpired},
 	{"ConcurrentDecisionsHaveExactlyOneWinner", testProposalConcurrentDecide},
+	{"ReopenMovesAppliedOrDeclinedBackToPending", testProposalReopen},
+	{"ReopenDecidedAtAnotherTimeConflicts", testProposalReopenOtherTime},
+	{"ReopenPendingOrExpiredConflicts", testProposalReopenNotDecided},
+	{"ReopenUnknownIsNotFound", testProposalReopenUnknown},
+	{"ConcurrentReopenAndDecisionsHaveOneWinnerEach", testProposalConcurrentReopen},
 	{"ListOldestFirstAndEmptyForUnknownThread", testProposalList},
 	{"ExpireChangesOnlyPendingPastExpiry", testProposalExpire},
 	{"DeleteThreadRemovesItsProposals", testProposalDeleteThread},
@@ -405,6 +410,213 @@ func testProposalConcurrentDecide(t *testing.T, s store.Store) {
 	}
 }
 
+// testProposalReopen pins the undo of a decision that could not be
+// carried out: back to pending, as created, and decidable again.
+func testProposalReopen(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	for _, c := range []struct {
+		first, then store.ProposalStatus
+		returned    bool // reopen with the DecidedAt DecideProposal returned, else with the time it was given
+	}{
+		{store.ProposalApplied, store.ProposalDeclined, true},
+		{store.ProposalDeclined, store.ProposalApplied, true},
+		{store.ProposalApplied, store.ProposalApplied, false},
+	} {
+		op := fmt.Sprintf("ReopenProposal after %s", c.first)
+		p := createProposal(t, s, th.ID, 1, 30)
+		got, err := s.DecideProposal(t.Context(), p.Token, c.first, at(5))
+		must(t, err, "DecideProposal "+string(c.first))
+		decidedAt := at(5)
+		if c.returned {
+			if got.DecidedAt == nil {
+				t.Fatalf("DecideProposal %s returned no DecidedAt", c.first)
+			}
+			decidedAt = *got.DecidedAt
+		}
+		must(t, s.ReopenProposal(t.Context(), p.Token, decidedAt), op)
+		if d := diffProposal(getProposal(t, s, p.Token), p); d != "" {
+			t.Errorf("GetProposal after %s, want it as created: %s", op, d)
+		}
+		if ps := listProposals(t, s, th.ID); len(ps) == 0 || diffProposal(ps[len(ps)-1], p) != "" {
+			t.Errorf("ListProposals after %s does not list it as created", op)
+		}
+
+		// Pending again: decided once more, at another time, either way.
+		want := decided(p, c.then, at(7))
+		got, err = s.DecideProposal(t.Context(), p.Token, c.then, at(7))
+		must(t, err, fmt.Sprintf("DecideProposal %s after %s", c.then, op))
+		if d := diffProposal(got, want); d != "" {
+			t.Errorf("DecideProposal %s after %s returned: %s", c.then, op, d)
+		}
+		if d := diffProposal(getProposal(t, s, p.Token), want); d != "" {
+			t.Errorf("GetProposal after deciding %s once more: %s", c.then, d)
+		}
+		// And reopened once more, at its new time only.
+		wantErr(t, s.ReopenProposal(t.Context(), p.Token, decidedAt), store.ErrConflict, op+" with the first decision's time")
+		must(t, s.ReopenProposal(t.Context(), p.Token, at(7)), op+" a second time")
+		if got := getProposal(t, s, p.Token); got.Status != store.ProposalPending || got.DecidedAt != nil {
+			t.Errorf("after the second reopen: Status %q, DecidedAt %v; want pending, nil", got.Status, fmtTimePtr(got.DecidedAt))
+		}
+	}
+}
+
+// testProposalReopenOtherTime pins what makes a reopen safe across
+// processes: only the decision made at decidedAt can be undone, never a
+// later one by someone else.
+func testProposalReopenOtherTime(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	p := createProposal(t, s, th.ID, 1, 30)
+	_, err := s.DecideProposal(t.Context(), p.Token, store.ProposalApplied, at(5))
+	must(t, err, "DecideProposal")
+	want := decided(p, store.ProposalApplied, at(5))
+	for _, c := range []struct {
+		name string
+		when time.Time
+	}{
+		{"a minute later", at(6)},
+		{"a minute earlier", at(4)},
+		{"a microsecond later", at(5).Add(time.Microsecond)},
+		{"a microsecond earlier", at(5).Add(-time.Microsecond)},
+		{"the creation time", p.CreatedAt},
+		{"the zero time", time.Time{}},
+	} {
+		wantErr(t, s.ReopenProposal(t.Context(), p.Token, c.when), store.ErrConflict, "ReopenProposal at "+c.name)
+	}
+	if d := diffProposal(getProposal(t, s, p.Token), want); d != "" {
+		t.Errorf("refused reopens changed the proposal: %s", d)
+	}
+	// The same instant in another zone is the same time.
+	must(t, s.ReopenProposal(t.Context(), p.Token, at(5).UTC()), "ReopenProposal at the decision's time in UTC")
+}
+
+func testProposalReopenNotDecided(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	pending := createProposal(t, s, th.ID, 1, 30)
+	for _, when := range []time.Time{at(5), pending.CreatedAt, time.Time{}} {
+		wantErr(t, s.ReopenProposal(t.Context(), pending.Token, when), store.ErrConflict, "ReopenProposal of a pending proposal")
+	}
+	if d := diffProposal(getProposal(t, s, pending.Token), pending); d != "" {
+		t.Errorf("reopening a pending proposal changed it: %s", d)
+	}
+
+	// Expired by a late decision, and by the sweep: final, with its time.
+	late := createProposal(t, s, th.ID, 1, 5)
+	got, err := s.DecideProposal(t.Context(), late.Token, store.ProposalApplied, at(6))
+	wantErr(t, err, store.ErrConflict, "DecideProposal after expiry")
+	swept := createProposal(t, s, th.ID, 1, 5)
+	_, err = s.ExpireProposals(t.Context(), at(8))
+	must(t, err, "ExpireProposals")
+	for _, p := range []store.Proposal{late, swept} {
+		stored := getProposal(t, s, p.Token)
+		if stored.Status != store.ProposalExpired || stored.DecidedAt == nil {
+			t.Fatalf("Status %q, DecidedAt %v; want expired with a time", stored.Status, fmtTimePtr(stored.DecidedAt))
+		}
+		for _, when := range []time.Time{*stored.DecidedAt, at(6), at(8)} {
+			wantErr(t, s.ReopenProposal(t.Context(), p.Token, when), store.ErrConflict, "ReopenProposal of an expired proposal")
+		}
+		if d := diffProposal(getProposal(t, s, p.Token), stored); d != "" {
+			t.Errorf("reopening an expired proposal changed it: %s", d)
+		}
+	}
+	if got.DecidedAt != nil {
+		wantErr(t, s.ReopenProposal(t.Context(), late.Token, *got.DecidedAt), store.ErrConflict,
+			"ReopenProposal of an expired proposal with the DecidedAt DecideProposal returned")
+	}
+}
+
+func testProposalReopenUnknown(t *testing.T, s store.Store) {
+	th := newThread(t, s, "user-1", at(0))
+	p := createProposal(t, s, th.ID, 1, 30)
+	_, err := s.DecideProposal(t.Context(), p.Token, store.ProposalDeclined, at(5))
+	must(t, err, "DecideProposal")
+	for _, token := range []string{"tok-" + uuid.NewString(), "", p.Token + "x", strings.ToUpper(p.Token), "tok-%"} {
+		wantErr(t, s.ReopenProposal(t.Context(), token, at(5)), store.ErrNotFound, "ReopenProposal("+short(token)+")")
+	}
+	if d := diffProposal(getProposal(t, s, p.Token), decided(p, store.ProposalDeclined, at(5))); d != "" {
+		t.Errorf("reopening unknown tokens changed another proposal: %s", d)
+	}
+}
+
+// testProposalConcurrentReopen races reopeners of a decision made at at(5)
+// against deciders, several times over. Whatever the order, one reopen
+// wins (nothing else can move the proposal while it is decided at at(5)),
+// and at most one decision wins, after it: two winning decisions would
+// run the tool twice.
+func testProposalConcurrentReopen(t *testing.T, s store.Store) {
+	const reopeners, deciders, rounds = 8, 8, 4
+	th := newThread(t, s, "user-1", at(0))
+	for round := range rounds {
+		p := createProposal(t, s, th.ID, 1, 60)
+		_, err := s.DecideProposal(t.Context(), p.Token, store.ProposalApplied, at(5))
+		must(t, err, "DecideProposal")
+
+		reopenErrs := make([]error, reopeners)
+		type decision struct {
+			status store.ProposalStatus
+			when   time.Time
+			got    store.Proposal
+			err    error
+		}
+		decisions := make([]decision, deciders)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range reopenErrs {
+			wg.Go(func() {
+				<-start
+				reopenErrs[i] = s.ReopenProposal(t.Context(), p.Token, at(5))
+			})
+		}
+		for i := range decisions {
+			d := &decisions[i]
+			d.status = store.ProposalApplied
+			if i%2 == 1 {
+				d.status = store.ProposalDeclined
+			}
+			d.when = at(6).Add(time.Duration(i) * time.Second) // tells the winner's write apart
+			wg.Go(func() {
+				<-start
+				d.got, d.err = s.DecideProposal(t.Context(), p.Token, d.status, d.when)
+			})
+		}
+		close(start)
+		wg.Wait()
+
+		reopened := 0
+		for i, err := range reopenErrs {
+			switch {
+			case err == nil:
+				reopened++
+			case !errors.Is(err, store.ErrConflict):
+				t.Errorf("round %d: reopener %d: err = %v, want nil or %v", round, i, err, store.ErrConflict)
+			}
+		}
+		var winners []int
+		for i, d := range decisions {
+			switch {
+			case d.err == nil:
+				winners = append(winners, i)
+			case !errors.Is(d.err, store.ErrConflict):
+				t.Errorf("round %d: decider %d: err = %v, want nil or %v", round, i, d.err, store.ErrConflict)
+			}
+		}
+		if reopened != 1 || len(winners) > 1 {
+			t.Fatalf("round %d: %d reopens and %d decisions (deciders %v) succeeded, want 1 and at most 1",
+				round, reopened, len(winners), winners)
+		}
+		want := p // reopened, and no decision came after
+		if len(winners) == 1 {
+			w := decisions[winners[0]]
+			want = decided(p, w.status, w.when)
+			if d := diffProposal(w.got, want); d != "" {
+				t.Errorf("round %d: the winning decision got: %s", round, d)
+			}
+		}
+		if d := diffProposal(getProposal(t, s, p.Token), want); d != "" {
+			t.Errorf("round %d: the stored proposal: %s", round, d)
+		}
+	}
+}
+
 func testProposalList(t *testing.T, s store.Store) {
 	th := newThread(t, s, "user-1", at(0))
 	other := newThread(t, s, "user-1", at(1))
@@ -497,6 +709,8 @@ func testProposalDeleteThread(t *testing.T, s store.Store) {
 		wantErr(t, err, store.ErrNotFound, "GetProposal of a deleted thread's proposal")
 		_, err = s.DecideProposal(t.Context(), p.Token, store.ProposalApplied, at(4))
 		wantErr(t, err, store.ErrNotFound, "DecideProposal of a deleted thread's proposal")
+		wantErr(t, s.ReopenProposal(t.Context(), p.Token, at(3)), store.ErrNotFound,
+			"ReopenProposal of a deleted thread's proposal")
 	}
 	if ps := listProposals(t, s, th.ID); len(ps) != 0 {
 		t.Errorf("ListProposals of the deleted thread = %d proposals, want none", len(ps))
@@ -532,6 +746,10 @@ func testProposalHostileStrings(t *testing.T, s store.Store) {
 		must(t, err, "DecideProposal with "+short(str))
 		if d := diffProposal(got, decided(p, store.ProposalDeclined, at(i+1))); d != "" {
 			t.Errorf("DecideProposal with %s: %s", short(str), d)
+		}
+		must(t, s.ReopenProposal(t.Context(), p.Token, at(i+1)), "ReopenProposal with "+short(str))
+		if d := diffProposal(getProposal(t, s, p.Token), p); d != "" {
+			t.Errorf("GetProposal after ReopenProposal with %s: %s", short(str), d)
 		}
 	}
 }
@@ -576,6 +794,9 @@ func testProposalIsolation(t *testing.T, s store.Store) {
 func testProposalCanceledContext(t *testing.T, s store.Store) {
 	th := newThread(t, s, "user-1", at(0))
 	p := createProposal(t, s, th.ID, 1, 5)
+	decidedP := createProposal(t, s, th.ID, 1, 5)
+	_, err := s.DecideProposal(t.Context(), decidedP.Token, store.ProposalApplied, at(2))
+	must(t, err, "DecideProposal")
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 
@@ -590,6 +811,7 @@ func testProposalCanceledContext(t *testing.T, s store.Store) {
 			_, err := s.DecideProposal(ctx, p.Token, store.ProposalApplied, at(2))
 			return err
 		}},
+		{"ReopenProposal", func() error { return s.ReopenProposal(ctx, decidedP.Token, at(2)) }},
 		{"ListProposals", func() error { _, err := s.ListProposals(ctx, th.ID); return err }},
 		{"ExpireProposals", func() error { _, err := s.ExpireProposals(ctx, at(10)); return err }},
 	}
@@ -603,9 +825,12 @@ func testProposalCanceledContext(t *testing.T, s store.Store) {
 		}
 	}
 
-	_, err := s.GetProposal(t.Context(), fresh.Token)
+	_, err = s.GetProposal(t.Context(), fresh.Token)
 	wantErr(t, err, store.ErrNotFound, "GetProposal of the proposal created with a canceled context")
 	if d := diffProposal(getProposal(t, s, p.Token), p); d != "" {
 		t.Errorf("calls with a canceled context changed the proposal: %s", d)
+	}
+	if d := diffProposal(getProposal(t, s, decidedP.Token), decided(decidedP, store.ProposalApplied, at(2))); d != "" {
+		t.Errorf("calls with a canceled context changed the decided proposal: %s", d)
 	}
 }
