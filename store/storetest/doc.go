@@ -25,14 +25,18 @@
 //   - Messages: AppendTurn fills ids, Seq and times, assigns consecutive Seq
 //     per thread, bumps the thread, and is atomic: a turn rejected with
 //     ErrNotFound, ErrInvalid or ErrConflict writes nothing and reserves no
-//     Seq. UpdateMessage replaces the mutable fields (and only those) and
+//     Seq. A non-zero user.Seq is written at that Seq when it is LastSeq+1
+//     (the first turn included) and is ErrConflict otherwise, lower or
+//     higher, with nothing written; to an unknown thread it is ErrNotFound. UpdateMessage replaces the mutable fields (and only those) and
 //     can clear them. Blocks round-trip every field.
 //   - Isolation: values cross the boundary by copy, in both directions.
 //   - Strings: SQL metacharacters, unicode and a 10 KB title round-trip.
 //   - Context: every method fails with an already canceled context and
 //     writes nothing. Wrapping context.Canceled is preferred, not required.
 //   - Concurrency: 16 concurrent AppendTurns on one thread all succeed with
-//     unique, gap-free Seqs; concurrent reads never see a torn message.
+//     unique, gap-free Seqs; of 16 concurrent AppendTurns at the same
+//     user.Seq exactly one succeeds; concurrent reads never see a torn
+//     message.
 //     Run the suite with -race.
 //   - Proposals: create/get round trip of every field, with Args byte for
 //     byte; CreateProposal fills pending and CreatedAt, and is ErrInvalid
@@ -43,7 +47,13 @@
 //     other statuses (ErrInvalid) and unknown tokens (ErrNotFound), and
 //     marks a proposal expired when the decision comes at or after
 //     ExpiresAt; 32 concurrent decisions of one token have exactly one
-//     winner, whose decision is stored; ListProposals oldest first, none for
+//     winner, whose decision is stored; ReopenProposal moves an applied or
+//     declined proposal decided at decidedAt (as given to DecideProposal
+//     or as it returned it) back to pending as created, decidable again,
+//     and is ErrConflict for another time (a microsecond off included), a
+//     pending or an expired proposal, ErrNotFound for an unknown token;
+//     concurrent reopens and decisions have one winning reopen and at most
+//     one winning decision after it; ListProposals oldest first, none for
 //     an unknown thread; ExpireProposals changes only pending proposals at
 //     or past expiry; DeleteThread takes the proposals with it; hostile
 //     strings, copies and canceled contexts as for the other methods.
@@ -70,5 +80,6 @@
 // thread; whether caller-chosen ids must be UUIDs (the suite only uses UUIDs).
 // For proposals: the DecidedAt an expired proposal gets (only that it has
 // one), which of two proposals created at the same instant lists first,
-// and whether Args must be a JSON object.
+// whether Args must be a JSON object, and whether ReopenProposal tells
+// apart times closer than a microsecond.
 package storetest

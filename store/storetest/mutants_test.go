@@ -44,6 +44,8 @@ var mutants = []mutant{
 		"Threads/RequestAndClearCancelAreVisibleThroughGet"},
 	{"NonAtomicAppend", func(s *memstore.Store) store.Store { return nonAtomicAppend{s} },
 		"Messages/AppendTurnWithTakenIDConflictsAndWritesNothing"},
+	{"AppendIgnoresExpectedSeq", func(s *memstore.Store) store.Store { return ignoreSeq{s} },
+		"Messages/AppendTurnAtStaleSeqConflictsAndWritesNothing"},
 	{"UpdateDropsModelMessages", func(s *memstore.Store) store.Store { return dropModelMessages{s} },
 		"Messages/UpdateMessageReplacesMutableFieldsOnly"},
 	{"UpdateMerges", func(s *memstore.Store) store.Store { return updateMerges{s} },
@@ -60,6 +62,8 @@ var mutants = []mutant{
 		"Proposals/ConcurrentDecisionsHaveExactlyOneWinner"},
 	{"IgnoresProposalExpiry", func(s *memstore.Store) store.Store { return ignoreExpiry{s} },
 		"Proposals/DecideAtOrAfterExpiryMarksExpiredAndConflicts"},
+	{"ReopenIgnoresDecidedAt", func(s *memstore.Store) store.Store { return reopenAnyTime{s} },
+		"Proposals/ReopenDecidedAtAnotherTimeConflicts"},
 	{"KeepsProposalsOfDeletedThreads", func(s *memstore.Store) store.Store { return &keepProposals{Store: s} },
 		"Proposals/DeleteThreadRemovesItsProposals"},
 }
@@ -183,6 +187,15 @@ func (s nonAtomicAppend) AppendTurn(ctx context.Context, u, a *store.Message) er
 	return err
 }
 
+// ignoreSeq appends after whatever is last, so a turn can be answered
+// twice.
+type ignoreSeq struct{ *memstore.Store }
+
+func (s ignoreSeq) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	u.Seq = 0
+	return s.Store.AppendTurn(ctx, u, a)
+}
+
 type dropModelMessages struct{ *memstore.Store }
 
 func (s dropModelMessages) UpdateMessage(ctx context.Context, m *store.Message) error {
@@ -287,6 +300,17 @@ func (s ignoreExpiry) DecideProposal(ctx context.Context, token string, status s
 		return p, err
 	}
 	return s.Store.DecideProposal(ctx, token, status, at)
+}
+
+// reopenAnyTime reopens whatever decision is stored, so a stale reopen
+// undoes someone else's later decision.
+type reopenAnyTime struct{ *memstore.Store }
+
+func (s reopenAnyTime) ReopenProposal(ctx context.Context, token string, decidedAt time.Time) error {
+	if p, err := s.Store.GetProposal(ctx, token); err == nil && p.DecidedAt != nil {
+		decidedAt = *p.DecidedAt
+	}
+	return s.Store.ReopenProposal(ctx, token, decidedAt)
 }
 
 // keepProposals answers GetProposal for the proposals of deleted threads,
