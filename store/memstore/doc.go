@@ -30,5 +30,6 @@
 // A proposal's DecidedAt is the time it left pending: the at of
 // DecideProposal, also when that finds it expired, or the before of
 // ExpireProposals. CreateProposal ignores a DecidedAt it is given.
+// ReopenProposal matches decidedAt with time.Time.Equal, to the nanosecond.
 // Proposals created at the same instant list in creation order.
 package memstore

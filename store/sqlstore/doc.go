@@ -84,13 +84,19 @@
 // several app instances (use PostgreSQL for that). AppendTurn locks the
 // thread's row while it takes the next two Seqs from a counter on that row,
 // so concurrent turns on one thread, from anywhere, get distinct, gap-free
-// Seqs; a unique (thread_id, seq) constraint backs it. A cancel requested
-// through one instance is visible to every other on its next GetThread.
+// Seqs; a unique (thread_id, seq) constraint backs it. A conditional
+// AppendTurn (a non-zero user.Seq) puts the last Seq it expects in that
+// same UPDATE, so of turns answering one Seq, from anywhere, one is
+// written. A cancel requested through one instance is visible to every
+// other on its next GetThread.
 //
 // DecideProposal is one conditional UPDATE of a pending row, so of any
 // number of deciders of one token, anywhere, exactly one wins; the others
-// get store.ErrConflict and the decided proposal. SQLite enforces foreign
-// keys only on connections that turned them on, so CreateProposal looks
+// get store.ErrConflict and the decided proposal. ReopenProposal is one
+// conditional UPDATE too, matching the decision's stored decided_at
+// (microseconds, UTC), so it undoes that decision and no later one.
+// SQLite enforces foreign keys only on connections that turned them on,
+// so CreateProposal looks
 // the thread up in its own transaction rather than rely on the key, and
 // DeleteThread and the retention sweep delete proposals explicitly there
 // (PostgreSQL cascades). A proposal's token never appears in an error.
