@@ -59,20 +59,12 @@ func (s *Store) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Aud
 	}
 	q += ` ORDER BY created_at DESC, n DESC LIMIT ?`
 	a.add(limit)
-	rows, err := s.db.QueryContext(ctx, s.rebind(q), a.a...)
-	if err != nil {
-		return nil, fail(ctx, op, err)
-	}
-	defer rows.Close()
-	var out []store.AuditEvent
-	for rows.Next() {
+	out, err := queryAll(ctx, s.db, s.rebind(q), a.a, func(row rowScanner) (store.AuditEvent, error) {
 		var e store.AuditEvent
-		if err := rows.Scan(&e.ID, &e.Kind, &e.ActorID, &e.ThreadID, jsonDest{(*[]byte)(&e.Data)}, timeDest{&e.CreatedAt}); err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		err := row.Scan(&e.ID, &e.Kind, &e.ActorID, &e.ThreadID, jsonDest{(*[]byte)(&e.Data)}, timeDest{&e.CreatedAt})
+		return e, err
+	})
+	if err != nil {
 		return nil, fail(ctx, op, err)
 	}
 	return out, nil

@@ -20,7 +20,7 @@ const messageColumns = `id, thread_id, seq, role, status, content, blocks, model
 	input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude,
 	created_at, updated_at`
 
-func scanMessage(row interface{ Scan(...any) error }) (store.Message, error) {
+func scanMessage(row rowScanner) (store.Message, error) {
 	var (
 		m                    store.Message
 		rawBlocks, rawGuards []byte
@@ -208,24 +208,11 @@ func (s *Store) ListMessages(ctx context.Context, threadID string) ([]store.Mess
 	if err := ctx.Err(); err != nil {
 		return nil, fail(ctx, op, err)
 	}
-	rows, err := s.db.QueryContext(ctx,
-		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE thread_id = ? ORDER BY seq`), threadID)
+	out, err := queryAll(ctx, s.db,
+		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE thread_id = ? ORDER BY seq`), []any{threadID}, scanMessage)
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}
-	defer rows.Close()
-	out := []store.Message{}
-	for rows.Next() {
-		m, err := scanMessage(rows)
-		if err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, op, err)
-	}
-	rows.Close()
 	if len(out) == 0 {
 		var one int
 		err := s.db.QueryRowContext(ctx, s.rebind(`SELECT 1 FROM parley_threads WHERE id = ?`), threadID).Scan(&one)

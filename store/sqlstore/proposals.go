@@ -17,7 +17,7 @@ const proposalInsert = `token, user_id, thread_id, message_id, call_id, tool, ar
 
 const proposalColumns = proposalInsert + `, decided_at`
 
-func scanProposal(row interface{ Scan(...any) error }) (store.Proposal, error) {
+func scanProposal(row rowScanner) (store.Proposal, error) {
 	var p store.Proposal
 	err := row.Scan(&p.Token, &p.UserID, &p.ThreadID, &p.MessageID, &p.CallID, &p.Tool,
 		jsonDest{(*[]byte)(&p.Args)}, &p.ArgsHash, &p.Summary, &p.Status,
@@ -224,21 +224,9 @@ func (s *Store) ListProposals(ctx context.Context, threadID string) ([]store.Pro
 	if err := ctx.Err(); err != nil {
 		return nil, fail(ctx, op, err)
 	}
-	rows, err := s.db.QueryContext(ctx, s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals
-		WHERE thread_id = ? ORDER BY created_at, n`), threadID)
+	out, err := queryAll(ctx, s.db, s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals
+		WHERE thread_id = ? ORDER BY created_at, n`), []any{threadID}, scanProposal)
 	if err != nil {
-		return nil, fail(ctx, op, err)
-	}
-	defer rows.Close()
-	out := []store.Proposal{}
-	for rows.Next() {
-		p, err := scanProposal(rows)
-		if err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		out = append(out, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fail(ctx, op, err)
 	}
 	return out, nil

@@ -17,7 +17,7 @@ const threadColumns = `id, owner_id, title, created_at, updated_at, archived_at,
 // which only AppendTurn changes.
 const threadSelect = threadColumns + `, last_seq`
 
-func scanThread(row interface{ Scan(...any) error }) (store.Thread, error) {
+func scanThread(row rowScanner) (store.Thread, error) {
 	var t store.Thread
 	err := row.Scan(&t.ID, &t.OwnerID, &t.Title, timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
 		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt}, &t.LastSeq)
@@ -100,20 +100,8 @@ func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.List
 	if a.err != nil {
 		return nil, invalid(op, "%v", a.err)
 	}
-	rows, err := s.db.QueryContext(ctx, s.rebind(q), a.a...)
+	out, err := queryAll(ctx, s.db, s.rebind(q), a.a, scanThread)
 	if err != nil {
-		return nil, fail(ctx, op, err)
-	}
-	defer rows.Close()
-	out := make([]store.Thread, 0, min(limit, 64))
-	for rows.Next() {
-		t, err := scanThread(rows)
-		if err != nil {
-			return nil, fail(ctx, op, err)
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fail(ctx, op, err)
 	}
 	return out, nil

@@ -2,6 +2,8 @@ package sqlstore
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -218,4 +220,26 @@ func decodeStrings(raw []byte) ([]string, error) {
 		return nil, fmt.Errorf("sqlstore: stored strings: %w", err)
 	}
 	return ss, nil
+}
+
+// rowScanner is what scan functions read from: *sql.Row or *sql.Rows.
+type rowScanner interface{ Scan(...any) error }
+
+// queryAll runs a query and scans every row into a T. It returns an empty,
+// non-nil slice when there are no rows.
+func queryAll[T any](ctx context.Context, db *sql.DB, q string, args []any, scan func(rowScanner) (T, error)) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []T{}
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
