@@ -54,6 +54,14 @@ func (t *turn) propose(ctx context.Context, c providers.ToolCall, o offeredTool,
 		t.e.cfg.Logger.Error("assistant: store proposal", "tool", c.Name, "thread", t.thread.ID, "err", err)
 		return tools.Fail(tools.CodeInternal, "The approval could not be prepared."), false
 	}
+	if t.stopped() {
+		// The user's stream has ended: they will never see this card, so it
+		// must not stay decidable.
+		if _, err := t.e.cfg.Store.DecideProposal(context.WithoutCancel(ctx), token, store.ProposalDeclined, t.e.cfg.Now()); err != nil {
+			t.e.cfg.Logger.Error("assistant: withdraw unseen proposal", "thread", t.thread.ID, "err", err)
+		}
+		return tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for."), false
+	}
 	data := args
 	if r.Data != nil {
 		if raw, err := json.Marshal(r.Data); err == nil {

@@ -665,3 +665,81 @@ func TestFailedDryRunIsAuditedOnce(t *testing.T) {
 		t.Errorf("audit rows %d: %+v", len(ev), ev)
 	}
 }
+
+// A turn stopped before its cards are shown leaves no card that can be
+// decided: the user never saw it.
+func TestStoppedTurnLeavesNoDecidableProposal(t *testing.T) {
+	started := make(chan struct{})
+	a := newApprovals(t, func(c *assistant.Config) {
+		slow := tools.Must(tools.New(tools.Spec{Name: "slow_read", Description: "Reads slowly.", Category: "weather"},
+			func(ctx context.Context, _ tools.Call, _ struct{}) (tools.Result, error) {
+				close(started)
+				<-ctx.Done()
+				return tools.Result{}, ctx.Err()
+			}))
+		set := c.Tools.(*tools.Set)
+		all := append(set.All(), slow)
+		c.Tools, _ = tools.NewSet(all...)
+	})
+	a.model.Append(fake.Turn{fake.Text("Reading, then deleting."), fake.CallTool("r1", "slow_read", `{}`), fake.CallTool("d1", "drop_note", `{"id": 3}`)})
+	meta, rest := startTurn(t, a.eng, assistant.Request{Message: "read and delete"})
+	<-started
+	if err := a.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
+		t.Fatal(err)
+	}
+	<-rest
+	if err := a.eng.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := a.store.ListProposals(context.Background(), meta.ThreadID)
+	for _, p := range ps {
+		if p.Status == store.ProposalPending {
+			t.Errorf("proposal %s for %s left pending after the turn was stopped", p.Token[:6], p.Tool)
+		}
+	}
+}
+
+// A decision turn stopped while its tool runs does not call the model.
+func TestStoppedDecisionTurnDoesNotCallTheModel(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	a := newApprovals(t, func(c *assistant.Config) {
+		slow := tools.Must(tools.New(tools.Spec{Name: "slow_write", Description: "Writes slowly.", Category: "weather", Effect: tools.Mutate},
+			func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+				close(started)
+				<-release
+				return tools.OK("written", nil), nil
+			}))
+		set := c.Tools.(*tools.Set)
+		c.Tools, _ = tools.NewSet(append(set.All(), slow)...)
+	})
+	a.model.Append(fake.Turn{fake.CallTool("w1", "slow_write", `{}`)})
+	first, _, err := a.collect(t, alice, assistant.Request{Message: "write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.model.SetDefault(fake.Turn{fake.Text("should not be asked")})
+	calls := a.model.Calls()
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := a.decide(t, alice, first.ThreadID, find(first.Blocks, blocks.Confirm)[0].ID, true)
+		done <- err
+	}()
+	<-started
+	if err := a.eng.Cancel(context.Background(), alice, first.ThreadID); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; !errors.Is(err, assistant.ErrCancelled) {
+		t.Fatalf("err = %v, want ErrCancelled", err)
+	}
+	if err := a.eng.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if a.model.Calls() != calls {
+		t.Errorf("the model was called %d times after the stop", a.model.Calls()-calls)
+	}
+	msgs := a.messages(t, first.ThreadID)
+	if r := find(msgs[3].Blocks, blocks.ToolResult); len(r) != 1 || r[0].Content != "written" || msgs[3].Status != store.StatusCancelled {
+		t.Errorf("stored: %s %+v", msgs[3].Status, msgs[3].Blocks)
+	}
+}

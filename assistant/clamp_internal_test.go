@@ -99,3 +99,69 @@ func FuzzClampResult(f *testing.F) {
 		}
 	})
 }
+
+// Many arrays: every one is cut as needed, the note stays short, and the
+// result fits.
+func TestClampResultWithManyArraysFitsAndNamesTheLargest(t *testing.T) {
+	data := map[string]any{}
+	for k := range 800 {
+		data[fmt.Sprintf("k%05d", k)] = make([]int, 20)
+	}
+	data["big"] = make([]int, 5000)
+	raw, _ := json.Marshal(map[string]any{"ok": true, "summary": "many", "data": data})
+	out := clampResult(raw, 16384)
+	var env struct {
+		OK        bool           `json:"ok"`
+		Data      map[string]any `json:"data"`
+		Truncated string         `json:"_truncated"`
+	}
+	if err := json.Unmarshal(out, &env); err != nil || len(out) > 16384 {
+		t.Fatalf("%d bytes, %v", len(out), err)
+	}
+	if !env.OK || len(env.Data) != 801 || !strings.Contains(env.Truncated, "data.big: kept the first") ||
+		!strings.Contains(env.Truncated, "more lists were cut") || len(env.Truncated) > noteReserve {
+		t.Errorf("note %q (%d bytes), %d keys", env.Truncated, len(env.Truncated), len(env.Data))
+	}
+}
+
+// HTML characters are not escaped: the model reads the same text whether
+// or not the result was cut.
+func TestClampResultKeepsHTMLCharacters(t *testing.T) {
+	items := make([]string, 400)
+	for i := range items {
+		items[i] = strings.Repeat("<b>", 20)
+	}
+	raw, _ := json.Marshal(map[string]any{"ok": true, "data": items})
+	out := clampResult(raw, 8000)
+	if strings.Contains(string(out), `\u003c`) || !strings.Contains(string(out), "<b>") {
+		t.Errorf("escaped: %.200s", out)
+	}
+}
+
+func BenchmarkClampResultManyArrays(b *testing.B) {
+	data := map[string]any{}
+	for k := range 2000 {
+		data[fmt.Sprintf("k%05d", k)] = make([]int, 20)
+	}
+	raw, _ := json.Marshal(map[string]any{"ok": true, "data": data})
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		clampResult(raw, 16384)
+	}
+}
+
+func FuzzScalarSize(f *testing.F) {
+	f.Add("plain", 1.5, true)
+	f.Add("q\"uote\\ <&> \u2028 \x01 é", -0.0, false)
+	f.Fuzz(func(t *testing.T, s string, n float64, b bool) {
+		for _, v := range []any{s, json.Number(fmt.Sprint(n)), b, nil} {
+			enc, err := encode(v)
+			if err != nil {
+				continue
+			}
+			if got := scalarSize(v); got != len(enc) {
+				t.Fatalf("scalarSize(%#v) = %d, encoded %d bytes: %s", v, got, len(enc), enc)
+			}
+		}
+	})
+}

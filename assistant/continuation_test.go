@@ -464,3 +464,21 @@ func TestDeeplyNestedClientOutputIsRefused(t *testing.T) {
 		t.Errorf("err = %v, want ErrInvalidRequest", err)
 	}
 }
+
+// A client call refused for its arguments does not block a form in the
+// same step: nothing waits on it.
+func TestInvalidClientCallDoesNotBlockAForm(t *testing.T) {
+	p := fake.New(fake.Turn{fake.CallTool("loc1", "get_location", `{}`), fake.CallTool("f1", assistant.AskUserName,
+		`{"questions":[{"id":"q","label":"Q?","type":"text"}]}`)})
+	h, _ := clientHarness(t, p)
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].ID != "loc1" || r[0].ErrorCode != string(tools.CodeInvalidArgs) {
+		t.Errorf("results %+v", r)
+	}
+	if len(find(streamed, blocks.Form)) != 1 || reply.Finish != "ask_user" {
+		t.Errorf("form not shown: finish %q", reply.Finish)
+	}
+}

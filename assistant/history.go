@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -40,7 +41,45 @@ func replay(msgs []store.Message) []providers.Message {
 			out = append(out, completeCalls(turn)...)
 		}
 	}
-	return out
+	return uniqueCallIDs(out)
+}
+
+// uniqueCallIDs renames a tool call whose id an earlier message already
+// used, with its results (the run of tool messages right after it).
+// Providers reject a conversation that repeats an id, and turns can: a
+// superseded turn and the one that replaced it ran at the same time, and
+// a model that numbers its calls per response gave both "call_0".
+func uniqueCallIDs(msgs []providers.Message) []providers.Message {
+	seen := map[string]bool{}
+	var renamed map[string]string
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.Role {
+		case providers.Assistant:
+			renamed = nil
+			for j, c := range m.ToolCalls {
+				if seen[c.ID] {
+					id := c.ID
+					for n := 2; seen[id]; n++ {
+						id = fmt.Sprintf("%s_%d", c.ID, n)
+					}
+					if renamed == nil {
+						renamed = map[string]string{}
+					}
+					renamed[c.ID] = id
+					m.ToolCalls[j].ID = id
+				}
+				seen[m.ToolCalls[j].ID] = true
+			}
+		case providers.Tool:
+			if id, ok := renamed[m.ToolCallID]; ok {
+				m.ToolCallID = id
+			}
+		default:
+			renamed = nil
+		}
+	}
+	return msgs
 }
 
 // completeCalls keeps, of each assistant message's tool calls, only those

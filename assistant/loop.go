@@ -31,6 +31,12 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.textSeen, t.finish = true, "blocked"
 		return
 	}
+	if t.stopped() {
+		// Stopped while a decision or the client's results were carried
+		// out: no model call to pay for.
+		t.err = t.stopErr()
+		return
+	}
 	if t.quiet != nil {
 		t.reportDecision(emit)
 		return

@@ -168,6 +168,9 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			plans[i] = planSearch
 		case o.spec.ClientSide:
 			plans[i] = planClient
+			if r, _ := tools.Validate(o.tool, c.Args); !r.OK {
+				plans[i], results[i] = planRefused, r
+			}
 		case o.spec.NeedsApproval() && !t.preapproved(ctx, o.spec):
 			plans[i] = planPropose
 		default:
@@ -216,15 +219,15 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			reason = finishAskUser
 			continue
 		case planClient:
-			if r, _ := tools.Validate(targets[i].tool, c.Args); !r.OK {
-				plans[i], results[i] = planRefused, r
-				break
-			}
 			if reason == "" {
 				reason = finishClientTool
 			}
 			continue
 		case planPropose:
+			if t.stopped() {
+				results[i] = tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for.")
+				break
+			}
 			r, proposed := t.propose(ctx, c, targets[i], emit)
 			if proposed {
 				if reason != finishAskUser {

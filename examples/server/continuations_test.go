@@ -380,6 +380,10 @@ func TestDemoModelRoutesPhrases(t *testing.T) {
 		"show my notes":                 "list_notes",
 		"please delete note 2":          "delete_note",
 		"tell me about the information": "",
+		// An explicit note's text is the note, whatever words it contains.
+		"add a note: delete 1 old email":    "add_note",
+		"remember: clear the browser cache": "add_note",
+		"add a note: check the stats":       "add_note",
 	} {
 		bs := chat(t, srv, "alice", msg)
 		got := ""

@@ -31,6 +31,9 @@ var (
 	// newNoteRe is a request for a note that does not say what it is.
 	newNoteRe = regexp.MustCompile(`(?i)^\W*(?:please\s+)?(?:(?:add|write|make|create|start)\s+)?(?:a\s+)?(?:new\s+)?note(?:\s+please)?\W*$`)
 	formRe    = regexp.MustCompile(`(?i)\bform\b`)
+	// addFirstRe is an explicit "add a note: …" or "remember …": its text
+	// is the note, whatever words it contains ("delete", "stats", …).
+	addFirstRe = regexp.MustCompile(`(?i)^\W*(?:please\s+)?(?:add(?:\s+a)?(?:\s+new)?\s+note|remember)\b[:\s]+(\S.*)$`)
 )
 
 // The forms the demo model asks with ask_user. The answers come back as
@@ -134,6 +137,8 @@ func pickTool(msg string, offered []providers.ToolDef, id string) (providers.Too
 		return call("add_note", a)
 	case strings.HasPrefix(msg, "My answers"):
 		return providers.ToolCall{}, false // answers to a form with nothing to call
+	case addFirstRe.MatchString(msg) && has("add_note"):
+		return call("add_note", addNoteArgs{Text: strings.TrimSpace(addFirstRe.FindStringSubmatch(msg)[1])})
 	case strings.Contains(lower, "stats"):
 		// Called even when not offered: the demo shows the Engine refusing it.
 		return call("admin_stats", struct{}{})
