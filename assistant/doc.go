@@ -17,8 +17,20 @@
 // the Authorizer allows for the user (UseTool) on the request's page; a call
 // to any other tool is refused and never executed. Arguments are validated
 // against the tool's schema before it runs. Read tools run automatically, in
-// parallel; Mutate and Destructive tools are refused with NEEDS_APPROVAL
-// until approvals are configured.
+// parallel (Config.ParallelTools at once).
+//
+// Mutate and Destructive tools never run when the model calls them. The
+// Engine runs the tool's dry run if it has one (tools.Proposer), stores a
+// proposal and streams a confirm block whose ID is a single-use token; the
+// turn ends. A later Request with a Decision consumes the token atomically,
+// runs the stored call once and lets the model acknowledge the result.
+// Config.AutoApprove and Request.Autonomous (RunAutonomous) skip the card.
+//
+// A turn also ends when it waits on the user in other ways: ask_user shows
+// a form (answered by Request.Form), and a ClientSide tool's call goes to
+// the client (answered by Request.ToolResults). WaitingOn says what a
+// thread waits on. With more tools than Config.LazyToolThreshold, the model
+// loads them by category with search_tools.
 //
 // # Errors
 //
