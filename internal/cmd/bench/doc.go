@@ -1,0 +1,18 @@
+// Command bench measures what Parley's Engine costs on top of the model
+// client it wraps. It runs an OpenAI-compatible mock server in a child
+// process (so the server's CPU is not counted), then drives the same
+// scripted turn two ways against it:
+//
+//   - raw: the openai-go client streaming the three responses of a turn by
+//     hand (text appended, tool-call arguments assembled by index), as a host
+//     would without Parley;
+//   - engine: a full turn through assistant.Engine.Stream with the openai
+//     provider, memstore and two Read tools, every block encoded as NDJSON.
+//
+// A turn is two tool rounds and a final answer of 200 text deltas. It
+// reports CPU time and allocations per turn, their ratio, and how long the
+// first block takes to reach the consumer after the provider yields the
+// first text delta.
+//
+//	go run ./internal/cmd/bench [-turns 300]
+package main
