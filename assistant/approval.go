@@ -293,9 +293,15 @@ func (t *turn) reportDecision(emit func(blocks.Block)) {
 	t.textSeen, t.finish = true, "quota"
 }
 
-// pendingProposals are the thread's cards still waiting for a decision. A
-// failure only costs the prompt its reminder, so it is logged, not fatal.
-func (e *Engine) pendingProposals(ctx context.Context, threadID string) []store.Proposal {
+// pendingProposals are the cards of a thread whose messages are prior that
+// still wait for a decision. A thread that never showed a card costs no
+// query. A failure only costs the prompt its reminder, so it is logged.
+func (e *Engine) pendingProposals(ctx context.Context, threadID string, prior []store.Message) []store.Proposal {
+	if !slices.ContainsFunc(prior, func(m store.Message) bool {
+		return slices.ContainsFunc(m.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Confirm })
+	}) {
+		return nil
+	}
 	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
 	if err != nil {
 		e.cfg.Logger.Warn("assistant: list proposals", "thread", threadID, "err", err)

@@ -376,8 +376,10 @@ func TestArgumentsTheGuardRedactsAreNeverProposed(t *testing.T) {
 }
 
 func TestAutoApprovedToolsRunInline(t *testing.T) {
+	var asked atomic.Int64
 	a := newApprovals(t, func(c *assistant.Config) {
 		c.AutoApprove = func(_ context.Context, u parley.User, spec tools.Spec) bool {
+			asked.Add(1)
 			return u.ID == "alice" && spec.Name == "rename_note"
 		}
 	})
@@ -395,6 +397,9 @@ func TestAutoApprovedToolsRunInline(t *testing.T) {
 	ev, _ := a.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditToolCall})
 	if len(ev) != 1 || !strings.Contains(string(ev[0].Data), `"approval":"auto"`) {
 		t.Errorf("audit %+v", ev)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("AutoApprove asked %d times for one call, want once", n)
 	}
 	// bob is not auto-approved: he gets a card.
 	a.model.Append(fake.Turn{fake.CallTool("m1", "rename_note", `{"id": 7, "title": "B"}`)})

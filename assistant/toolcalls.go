@@ -149,7 +149,10 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			b.Tag = clientTag
 		}
 		emit(b)
-		if refused == nil && withheld && (o.spec.ClientSide || o.spec.NeedsApproval() && !t.preapproved(ctx, o.spec)) {
+		if refused == nil {
+			approvals[i] = t.approvalFor(ctx, o.spec)
+		}
+		if refused == nil && withheld && (o.spec.ClientSide || approvals[i] == approvalPending) {
 			// What leaves the server (to the client, or into a stored
 			// proposal) must be what the guard saw, unredacted.
 			r := refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval or to the user's application.",
@@ -171,13 +174,10 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			if r, _ := tools.Validate(o.tool, c.Args); !r.OK {
 				plans[i], results[i] = planRefused, r
 			}
-		case o.spec.NeedsApproval() && !t.preapproved(ctx, o.spec):
+		case approvals[i] == approvalPending:
 			plans[i] = planPropose
 		default:
 			plans[i] = planRun
-			if o.spec.NeedsApproval() {
-				approvals[i] = t.approvalKind()
-			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -246,7 +246,11 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
 		t.msgs = append(t.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
 		if !isMetaTool(c.Name) {
-			t.auditToolCall(ctx, c, r, durations[i], "chat", approvals[i])
+			approval := approvals[i]
+			if plans[i] != planRun {
+				approval = "" // refused, or a dry run that failed: nothing was approved
+			}
+			t.auditToolCall(ctx, c, r, durations[i], "chat", approval)
 		}
 		if plans[i] == planRun {
 			ran = true
@@ -279,21 +283,20 @@ func (t *turn) invoke(ctx context.Context, o offeredTool, c providers.ToolCall, 
 	return res, time.Since(start)
 }
 
-// preapproved reports whether a Mutate or Destructive call may run without
-// a proposal: the turn is autonomous, or the host auto-approves the tool
-// for this user.
-func (t *turn) preapproved(ctx context.Context, spec tools.Spec) bool {
-	if t.autonomous {
-		return true
-	}
-	return t.e.cfg.AutoApprove != nil && t.e.cfg.AutoApprove(ctx, t.u, spec)
-}
-
-func (t *turn) approvalKind() string {
-	if t.autonomous {
+// approvalFor says how a call of spec is approved: "" for a tool that
+// changes nothing; approvalAutonomous or approvalAuto when it may run at
+// once (an autonomous turn, or the host's AutoApprove); approvalPending
+// when it needs a proposal and the user's decision.
+func (t *turn) approvalFor(ctx context.Context, spec tools.Spec) string {
+	switch {
+	case !spec.NeedsApproval():
+		return ""
+	case t.autonomous:
 		return approvalAutonomous
+	case t.e.cfg.AutoApprove != nil && t.e.cfg.AutoApprove(ctx, t.u, spec):
+		return approvalAuto
 	}
-	return approvalAuto
+	return approvalPending
 }
 
 // How a Mutate or Destructive call was approved, in audit rows.

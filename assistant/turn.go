@@ -95,7 +95,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			return nil, e.storeErr("load history", err)
 		}
 		t.thread, t.history = th, replay(prior)
-		t.pending = e.pendingProposals(ctx, th.ID)
+		t.pending = e.pendingProposals(ctx, th.ID, prior)
 	}
 	// What the user says this turn: their message, their form answers, or
 	// for a decision a note the server writes from the stored proposal.
