@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"reflect"
 	"time"
 )
 
@@ -61,4 +62,24 @@ type Querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// DriverDialect names the dialect of a database/sql driver Parley knows:
+// "sqlite" for modernc.org/sqlite, "postgres" for pgx's stdlib driver, ""
+// for any other.
+func DriverDialect(drv driver.Driver) string {
+	t := reflect.TypeOf(drv)
+	if t == nil {
+		return ""
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.PkgPath() {
+	case "modernc.org/sqlite":
+		return "sqlite"
+	case "github.com/jackc/pgx/v5/stdlib":
+		return "postgres"
+	}
+	return ""
 }

@@ -3,12 +3,10 @@ package sqlquota
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"github.com/parleyhq/parley/internal/sqltx"
 	"math/rand/v2"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,7 +58,7 @@ func openDB(sdb *sql.DB, opts Options) (*db, error) {
 	}
 	d := opts.Dialect
 	if d == "" {
-		d = detectDialect(sdb.Driver())
+		d = Dialect(sqltx.DriverDialect(sdb.Driver()))
 		if d == "" {
 			return nil, fmt.Errorf("sqlquota: New: cannot tell the dialect of driver %T; set Options.Dialect", sdb.Driver())
 		}
@@ -74,23 +72,6 @@ func openDB(sdb *sql.DB, opts Options) (*db, error) {
 		return nil, fmt.Errorf("sqlquota: New: unknown dialect %q", d)
 	}
 	return b, nil
-}
-
-func detectDialect(drv driver.Driver) Dialect {
-	t := reflect.TypeOf(drv)
-	if t == nil {
-		return ""
-	}
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.PkgPath() {
-	case "modernc.org/sqlite":
-		return SQLite
-	case "github.com/jackc/pgx/v5/stdlib":
-		return Postgres
-	}
-	return ""
 }
 
 // querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.

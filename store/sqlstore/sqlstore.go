@@ -3,11 +3,9 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"github.com/parleyhq/parley/internal/sqltx"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +66,7 @@ func New(db *sql.DB, opts Options) (*Store, error) {
 	}
 	d := opts.Dialect
 	if d == "" {
-		d = detectDialect(db.Driver())
+		d = Dialect(sqltx.DriverDialect(db.Driver()))
 		if d == "" {
 			return nil, fmt.Errorf("sqlstore: New: cannot tell the dialect of driver %T; set Options.Dialect", db.Driver())
 		}
@@ -89,23 +87,6 @@ func New(db *sql.DB, opts Options) (*Store, error) {
 
 // Dialect reports the dialect the store speaks.
 func (s *Store) Dialect() Dialect { return s.dialect }
-
-func detectDialect(drv driver.Driver) Dialect {
-	t := reflect.TypeOf(drv)
-	if t == nil {
-		return ""
-	}
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.PkgPath() {
-	case "modernc.org/sqlite":
-		return SQLite
-	case "github.com/jackc/pgx/v5/stdlib":
-		return Postgres
-	}
-	return ""
-}
 
 // clock returns the store's now at the precision it stores.
 func (s *Store) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
