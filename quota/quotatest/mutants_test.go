@@ -3,14 +3,12 @@ package quotatest_test
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/internal/mutanttest"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/quota/memquota"
 	"github.com/parleyhq/parley/quota/quotatest"
@@ -95,36 +93,16 @@ var mutants = []mutant{
 const mutantEnv = "QUOTATEST_MUTANT"
 
 func TestSuiteFailsBrokenLedgers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the suite in child processes")
+	ms := make([]mutanttest.Mutant, len(mutants))
+	for i, m := range mutants {
+		ms[i] = mutanttest.Mutant{Name: m.name, WantFail: m.wantFail}
 	}
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("inside a mutant run")
-	}
-	for _, m := range mutants {
-		t.Run(m.name, func(t *testing.T) {
-			t.Parallel()
-			group, _, _ := strings.Cut(m.wantFail, "/")
-			cmd := exec.CommandContext(t.Context(), os.Args[0],
-				"-test.run=^TestMutantSuite$/^"+group+"$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), mutantEnv+"="+m.name)
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("the suite passed a ledger that breaks %s", m.wantFail)
-			}
-			if want := "--- FAIL: TestMutantSuite/" + m.wantFail + " "; !strings.Contains(string(out), want) {
-				t.Errorf("the suite did not fail %s; output:\n%s", m.wantFail, out)
-			}
-		})
-	}
+	mutanttest.Check(t, mutantEnv, "TestMutantSuite", ms)
 }
 
 // TestMutantSuite is the child process of TestSuiteFailsBrokenLedgers.
 func TestMutantSuite(t *testing.T) {
-	name := os.Getenv(mutantEnv)
-	if name == "" {
-		t.Skip("only run by TestSuiteFailsBrokenLedgers")
-	}
+	name := mutanttest.Current(t, mutantEnv)
 	i := slices.IndexFunc(mutants, func(m mutant) bool { return m.name == name })
 	if i < 0 {
 		t.Fatalf("no mutant %q", name)

@@ -3,16 +3,14 @@ package storetest_test
 import (
 	"context"
 	"errors"
-	"os"
-	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/parleyhq/parley/internal/mutanttest"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
 	"github.com/parleyhq/parley/store/storetest"
@@ -71,34 +69,16 @@ var mutants = []mutant{
 const mutantEnv = "STORETEST_MUTANT"
 
 func TestSuiteFailsBrokenStores(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the suite in child processes")
+	ms := make([]mutanttest.Mutant, len(mutants))
+	for i, m := range mutants {
+		ms[i] = mutanttest.Mutant{Name: m.name, WantFail: m.wantFail}
 	}
-	if os.Getenv(mutantEnv) != "" {
-		t.Skip("inside a mutant run")
-	}
-	for _, m := range mutants {
-		t.Run(m.name, func(t *testing.T) {
-			t.Parallel()
-			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestMutantSuite$", "-test.v")
-			cmd.Env = append(os.Environ(), mutantEnv+"="+m.name)
-			out, err := cmd.CombinedOutput()
-			if err == nil {
-				t.Fatalf("the suite passed a store that breaks %s", m.wantFail)
-			}
-			if want := "--- FAIL: TestMutantSuite/" + m.wantFail + " "; !strings.Contains(string(out), want) {
-				t.Errorf("the suite did not fail %s; output:\n%s", m.wantFail, out)
-			}
-		})
-	}
+	mutanttest.Check(t, mutantEnv, "TestMutantSuite", ms)
 }
 
 // TestMutantSuite is the child process of TestSuiteFailsBrokenStores.
 func TestMutantSuite(t *testing.T) {
-	name := os.Getenv(mutantEnv)
-	if name == "" {
-		t.Skip("only run by TestSuiteFailsBrokenStores")
-	}
+	name := mutanttest.Current(t, mutantEnv)
 	i := slices.IndexFunc(mutants, func(m mutant) bool { return m.name == name })
 	if i < 0 {
 		t.Fatalf("no mutant %q", name)
