@@ -176,52 +176,33 @@ func (c *Config) validate() error {
 }
 
 func (c *Config) setDefaults() {
-	if c.MaxToolRounds == 0 {
-		c.MaxToolRounds = DefaultMaxToolRounds
-	}
-	if c.ParallelTools == 0 {
-		c.ParallelTools = DefaultParallelTools
-	}
-	if c.ToolTimeout == 0 {
-		c.ToolTimeout = DefaultToolTimeout
-	}
-	if c.TurnTimeout == 0 {
-		c.TurnTimeout = DefaultTurnTimeout
-	}
-	if c.CancelPollInterval == 0 {
-		c.CancelPollInterval = DefaultCancelPollInterval
-	}
-	if c.HeartbeatInterval <= 0 {
-		c.HeartbeatInterval = DefaultHeartbeatInterval
-	}
-	if c.DrainTimeout <= 0 {
-		c.DrainTimeout = DefaultDrainTimeout
-	}
-	if c.MaxMessageBytes == 0 {
-		c.MaxMessageBytes = DefaultMaxMessageBytes
-	}
-	if c.MaxPageContextBytes == 0 {
-		c.MaxPageContextBytes = DefaultMaxPageContextBytes
-	}
-	if c.LazyToolThreshold == 0 {
-		c.LazyToolThreshold = DefaultLazyToolThreshold
-	}
-	if c.ApprovalTTL <= 0 {
-		c.ApprovalTTL = DefaultApprovalTTL
-	}
-	if c.ContextWindow <= 0 {
-		c.ContextWindow = DefaultContextWindow
-	}
-	if c.AssistantName == "" {
-		c.AssistantName = DefaultAssistantName
-	}
+	// Zero means the default.
+	c.MaxToolRounds = cmp.Or(c.MaxToolRounds, DefaultMaxToolRounds)
+	c.ParallelTools = cmp.Or(c.ParallelTools, DefaultParallelTools)
+	c.ToolTimeout = cmp.Or(c.ToolTimeout, DefaultToolTimeout)
+	c.TurnTimeout = cmp.Or(c.TurnTimeout, DefaultTurnTimeout)
+	c.CancelPollInterval = cmp.Or(c.CancelPollInterval, DefaultCancelPollInterval) // negative: never poll
+	c.MaxMessageBytes = cmp.Or(c.MaxMessageBytes, DefaultMaxMessageBytes)
+	c.MaxPageContextBytes = cmp.Or(c.MaxPageContextBytes, DefaultMaxPageContextBytes)
+	c.LazyToolThreshold = cmp.Or(c.LazyToolThreshold, DefaultLazyToolThreshold) // negative: never lazy
+	c.AssistantName = cmp.Or(c.AssistantName, DefaultAssistantName)
+	c.Connection = cmp.Or(c.Connection, "default")
+	// Zero or negative means the default.
+	c.HeartbeatInterval = positiveOr(c.HeartbeatInterval, DefaultHeartbeatInterval)
+	c.DrainTimeout = positiveOr(c.DrainTimeout, DefaultDrainTimeout)
+	c.ApprovalTTL = positiveOr(c.ApprovalTTL, DefaultApprovalTTL)
+	c.ContextWindow = positiveOr(c.ContextWindow, DefaultContextWindow)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	if c.Connection == "" {
-		c.Connection = "default"
+}
+
+func positiveOr[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
+	return v
 }
