@@ -3,6 +3,7 @@ package assistant
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -152,7 +153,7 @@ func BenchmarkClampResultManyArrays(b *testing.B) {
 
 func FuzzScalarSize(f *testing.F) {
 	f.Add("plain", 1.5, true)
-	f.Add("q\"uote\\ <&> \u2028 \x01 é", -0.0, false)
+	f.Add("q\"uote\\ <&> \u2028 \x01 é", math.Copysign(0, -1), false)
 	f.Fuzz(func(t *testing.T, s string, n float64, b bool) {
 		for _, v := range []any{s, json.Number(fmt.Sprint(n)), b, nil} {
 			enc, err := encode(v)

@@ -361,7 +361,6 @@ func TestReservedToolNamesAreRefused(t *testing.T) {
 	}
 }
 
-var _ = store.ProposalPending
 
 func TestWaitingOnReportsPendingClientCallsAndForms(t *testing.T) {
 	p := fake.New(fake.Turn{fake.CallTool("loc1", "get_location", `{"precise": false}`), fake.CallTool("f1", assistant.AskUserName,

@@ -461,9 +461,9 @@ func tokenAt(text string, i, e int) (rawFinding, bool) {
 	// EU VAT: country prefix (upper case), optional space, body.
 	if len(tok) >= 2 && isUpper(tok[0]) && isUpper(tok[1]) {
 		cc := tok[:2]
-		body, bs, be := tok[2:], i+2, e
+		body, be := tok[2:], e
 		if len(tok) == 2 && e+1 < len(text) && text[e] == ' ' && isAlnum(text[e+1]) {
-			bs = e + 1
+			bs := e + 1
 			be = bs + span(text, bs, isAlnum)
 			body = text[bs:be]
 		}

@@ -117,6 +117,9 @@ func TestTwoInstancesCloseAHoldOnce(t *testing.T) {
 				case 3:
 					var n int
 					n, err = l.Sweep(ctx, now.Add(time.Hour))
+					if err != nil {
+						t.Error(err)
+					}
 					if n == 1 {
 						closed.Add(1)
 					}
