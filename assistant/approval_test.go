@@ -748,3 +748,29 @@ func TestStoppedDecisionTurnDoesNotCallTheModel(t *testing.T) {
 		t.Errorf("stored: %s %+v", msgs[3].Status, msgs[3].Blocks)
 	}
 }
+
+func TestProposalsReportsExpiryAndExpireProposalsRecordsIt(t *testing.T) {
+	a := newApprovals(t)
+	threadID, card := a.propose(t, alice)
+	ps, err := a.eng.Proposals(context.Background(), alice, threadID)
+	if err != nil || len(ps) != 1 || ps[0].Status != store.ProposalPending {
+		t.Fatalf("proposals %+v, %v", ps, err)
+	}
+	if _, err := a.eng.Proposals(context.Background(), bob, threadID); !errors.Is(err, assistant.ErrNotFound) {
+		t.Errorf("bob reading alice's proposals: %v, want ErrNotFound", err)
+	}
+	a.advance(assistant.DefaultApprovalTTL)
+	if ps, _ := a.eng.Proposals(context.Background(), alice, threadID); ps[0].Status != store.ProposalExpired {
+		t.Errorf("past expiry reported %s, want expired", ps[0].Status)
+	}
+	if stored, _ := a.store.GetProposal(context.Background(), card.ID); stored.Status != store.ProposalPending {
+		t.Fatalf("reading changed the stored status to %s", stored.Status)
+	}
+	n, err := a.eng.ExpireProposals(context.Background())
+	if err != nil || n != 1 {
+		t.Fatalf("ExpireProposals = %d, %v; want 1", n, err)
+	}
+	if stored, _ := a.store.GetProposal(context.Background(), card.ID); stored.Status != store.ProposalExpired {
+		t.Errorf("stored status %s after the sweep, want expired", stored.Status)
+	}
+}

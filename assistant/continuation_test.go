@@ -361,7 +361,6 @@ func TestReservedToolNamesAreRefused(t *testing.T) {
 	}
 }
 
-
 func TestWaitingOnReportsPendingClientCallsAndForms(t *testing.T) {
 	p := fake.New(fake.Turn{fake.CallTool("loc1", "get_location", `{"precise": false}`), fake.CallTool("f1", assistant.AskUserName,
 		`{"questions":[{"id":"q","label":"Q?","type":"text"}]}`)})
@@ -479,5 +478,24 @@ func TestInvalidClientCallDoesNotBlockAForm(t *testing.T) {
 	}
 	if len(find(streamed, blocks.Form)) != 1 || reply.Finish != "ask_user" {
 		t.Errorf("form not shown: finish %q", reply.Finish)
+	}
+}
+
+func TestDisableAskUserWithholdsTheTool(t *testing.T) {
+	p := fake.New(fake.Turn{fake.CallTool("f1", assistant.AskUserName, `{"questions":[{"id":"q","label":"Q?","type":"text"}]}`)},
+		fake.Turn{fake.Text("ok")})
+	h := newHarness(t, p, func(c *assistant.Config) { c.DisableAskUser = true })
+	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(toolNamesAll(p.Requests()[0]), assistant.AskUserName) {
+		t.Error("ask_user offered although disabled")
+	}
+	if len(find(streamed, blocks.Form)) != 0 {
+		t.Error("a form was shown although ask_user is disabled")
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].ErrorCode != string(tools.CodeUnknownTool) {
+		t.Errorf("results %+v, want UNKNOWN_TOOL", r)
 	}
 }

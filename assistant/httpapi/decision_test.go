@@ -150,3 +150,19 @@ func TestToolResultsAndFormOverHTTP(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+func TestToolListMarksClientSideTools(t *testing.T) {
+	h := newHarness(t, fake.New(), withEngine(func(c *assistant.Config) {
+		loc := tools.Must(tools.NewClient[struct{}](tools.Spec{Name: "browser_time", Category: "general", Description: "The browser's clock."}))
+		weather, _ := c.Tools.Lookup("weather")
+		set, err := tools.NewSet(loc, weather)
+		if err != nil {
+			panic(err)
+		}
+		c.Tools = set
+	}))
+	got := h.listTools("alice", "")
+	if !got["browser_time"].ClientSide || got["weather"].ClientSide {
+		t.Errorf("tools %+v: want only browser_time marked client-side", got)
+	}
+}

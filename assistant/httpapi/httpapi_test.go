@@ -1119,6 +1119,7 @@ type toolOut struct {
 	Category      string `json:"category"`
 	Effect        string `json:"effect"`
 	NeedsApproval bool   `json:"needs_approval"`
+	ClientSide    bool   `json:"client_side"`
 }
 
 func (h *harness) listTools(user, query string) map[string]toolOut {
