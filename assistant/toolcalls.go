@@ -124,7 +124,7 @@ const clientTag = "client"
 // messages for the model and reports whether the turn ends, and why: it
 // waits for the user (a confirm card, a form, a client call), or every
 // call was a successful Terminal tool.
-func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit func(blocks.Block)) (end bool, reason string) {
+func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit func(blocks.Block)) (end bool, finish string) {
 	n := len(calls)
 	results := make([]tools.Result, n)
 	plans := make([]plan, n)
@@ -151,13 +151,13 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		emit(b)
 		if refused == nil {
 			approvals[i] = t.approvalFor(ctx, o.spec)
-		}
-		if refused == nil && withheld && (o.spec.ClientSide || approvals[i] == approvalPending) {
-			// What leaves the server (to the client, or into a stored
-			// proposal) must be what the guard saw, unredacted.
-			r := refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval or to the user's application.",
-				"Do not retry with the same content. Tell the user what you wanted to do so they can do it themselves.")
-			refused = &r
+			if withheld && (o.spec.ClientSide || approvals[i] == approvalPending) {
+				// What leaves the server (to the client, or into a stored
+				// proposal) must be what the guard saw, unredacted.
+				r := refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval or to the user's application.",
+					"Do not retry with the same content. Tell the user what you wanted to do so they can do it themselves.")
+				refused = &r
+			}
 		}
 		if refused != nil {
 			results[i] = *refused
@@ -200,6 +200,8 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			}
 		}
 	}
+	// What the turn ends waiting on, if anything.
+	var formShown, proposed, clientCalled bool
 	allTerminal, ran := true, false
 	for i, c := range calls {
 		switch plans[i] {
@@ -207,7 +209,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			results[i] = t.searchTools(c.Args)
 		case planForm:
 			f, refused := askUserForm(c.Args)
-			if refused == nil && reason == finishAskUser {
+			if refused == nil && formShown {
 				r := refusal(tools.CodeConflict, "Only one form can be shown at a time.", "Put every question in one ask_user call.")
 				refused = &r
 			}
@@ -216,23 +218,19 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 				break
 			}
 			emit(formBlock(c.ID, f))
-			reason = finishAskUser
+			formShown = true
 			continue
 		case planClient:
-			if reason == "" {
-				reason = finishClientTool
-			}
+			clientCalled = true
 			continue
 		case planPropose:
 			if t.stopped() {
 				results[i] = tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for.")
 				break
 			}
-			r, proposed := t.propose(ctx, c, targets[i], emit)
-			if proposed {
-				if reason != finishAskUser {
-					reason = finishApproval
-				}
+			r, ok := t.propose(ctx, c, targets[i], emit)
+			if ok {
+				proposed = true
 				continue
 			}
 			results[i] = r
@@ -259,8 +257,13 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			allTerminal = false
 		}
 	}
-	if reason != "" {
-		return true, reason
+	switch { // the finish reason names the most pressing wait
+	case formShown:
+		return true, finishAskUser
+	case proposed:
+		return true, finishApproval
+	case clientCalled:
+		return true, finishClientTool
 	}
 	return ran && allTerminal, "tool"
 }
