@@ -40,17 +40,14 @@ func (t *turn) propose(ctx context.Context, c providers.ToolCall, o offeredTool,
 	if summary == "" {
 		summary = defaultSummary(o.spec, args)
 	}
-	token, err := newToken()
+	token := newToken()
 	now := t.e.cfg.Now()
 	p := store.Proposal{
 		Token: token, UserID: t.u.ID, ThreadID: t.thread.ID, MessageID: t.reply.ID, CallID: c.ID,
 		Tool: c.Name, Args: args, ArgsHash: argsHash(args), Summary: summary, Status: store.ProposalPending,
 		CreatedAt: now, ExpiresAt: now.Add(t.e.cfg.ApprovalTTL),
 	}
-	if err == nil {
-		err = t.e.cfg.Store.CreateProposal(context.WithoutCancel(ctx), &p)
-	}
-	if err != nil {
+	if err := t.e.cfg.Store.CreateProposal(context.WithoutCancel(ctx), &p); err != nil {
 		t.e.cfg.Logger.Error("assistant: store proposal", "tool", c.Name, "thread", t.thread.ID, "err", err)
 		return tools.Fail(tools.CodeInternal, "The approval could not be prepared."), false
 	}
@@ -89,12 +86,12 @@ func defaultSummary(spec tools.Spec, args json.RawMessage) string {
 }
 
 // plainLine reduces s to one line of at most n bytes: control characters
-// and line breaks become spaces, runs of spaces collapse. Unlike oneLine it
-// keeps markup characters, so a card says exactly what will be stored
-// ("a < b", "#3"); clients show it as text.
+// become spaces and runs of white space (line breaks included) one space.
+// Unlike oneLine it keeps markup characters, so a card says exactly what
+// will be stored ("a < b", "#3"); clients show it as text.
 func plainLine(s string, n int) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+		if unicode.IsControl(r) {
 			return ' '
 		}
 		return r
@@ -102,13 +99,12 @@ func plainLine(s string, n int) string {
 	return truncate(strings.Join(strings.Fields(s), " "), n)
 }
 
-// newToken returns 256 random bits, URL-safe.
-func newToken() (string, error) {
+// newToken returns 256 random bits, URL-safe. crypto/rand.Read never
+// fails (it crashes the program if the system cannot supply randomness).
+func newToken() string {
 	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 func compactJSON(raw json.RawMessage) json.RawMessage {

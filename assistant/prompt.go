@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/tools"
@@ -104,14 +103,12 @@ var untrustedEscaper = strings.NewReplacer("<", "&lt;", ">", "&gt;")
 // (a display name) to at most n bytes of one plain line: no control
 // characters, no markdown headings or markup that could pose as a section.
 func oneLine(s string, n int) string {
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case unicode.IsControl(r), r == '#', r == '<', r == '>', r == '`':
+	return plainLine(strings.Map(func(r rune) rune {
+		if r == '#' || r == '<' || r == '>' || r == '`' {
 			return ' '
 		}
 		return r
-	}, s)
-	return truncate(strings.Join(strings.Fields(s), " "), n)
+	}, s), n)
 }
 
 // fill substitutes the safe placeholders. Unknown placeholders stay literal.
