@@ -143,8 +143,7 @@ func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
 	case p.UserID != t.u.ID:
 		return notFound(fmt.Errorf("proposal of user %q", p.UserID))
 	case p.ThreadID != t.thread.ID:
-		return &Error{Code: CodeConflict, Op: "decide", Err: errors.New("proposal of another thread"),
-			Message: "That approval belongs to another conversation."}
+		return conflict("decide", "That approval belongs to another conversation.", errors.New("proposal of another thread"))
 	}
 	if err := decidable(p, e.cfg.Now()); err != nil {
 		if p.Status == store.ProposalPending {
@@ -186,7 +185,7 @@ func decidable(p store.Proposal, now time.Time) error {
 	default:
 		return nil
 	}
-	return &Error{Code: CodeConflict, Op: "decide", Err: fmt.Errorf("proposal is %s", p.Status), Message: msg}
+	return conflict("decide", msg, fmt.Errorf("proposal is %s", p.Status))
 }
 
 // consume decides the proposal in the store, atomically: of concurrent
@@ -198,7 +197,7 @@ func (t *turn) consume(ctx context.Context) error {
 		if derr := decidable(p, t.e.cfg.Now()); derr != nil {
 			return derr
 		}
-		return &Error{Code: CodeConflict, Op: "decide", Err: err, Message: "That action was already decided."}
+		return conflict("decide", "That action was already decided.", err)
 	case errors.Is(err, store.ErrNotFound):
 		return &Error{Code: CodeNotFound, Op: "decide", Err: err, Message: "That approval does not exist."}
 	case err != nil:

@@ -119,7 +119,8 @@ func pendingClientCalls(m store.Message) []blocks.Block {
 	return calls
 }
 
-// conflict is the refusal of a continuation that answers nothing pending.
+// conflict is the refusal of a continuation that answers nothing pending,
+// or of a decision on a card that can no longer be decided.
 func conflict(op, msg string, err error) error {
 	return &Error{Code: CodeConflict, Op: op, Err: err, Message: msg}
 }
