@@ -19,6 +19,7 @@ const (
 	CodeConflict         ErrorCode = "conflict"           // an approval or pending call already decided, expired, or not of this thread
 	CodeQuotaExceeded    ErrorCode = "quota_exceeded"     // the user's token budget for a period is used up
 	CodeSpendCapExceeded ErrorCode = "spend_cap_exceeded" // the rolling spend cap on the model connection is reached
+	CodeTooManyTurns     ErrorCode = "too_many_turns"     // the user already has Config.MaxTurnsPerUser turns running
 	CodeModelBusy        ErrorCode = "model_busy"         // the model provider is rate limiting
 	CodeModelTimeout     ErrorCode = "model_timeout"      // the model did not answer in time
 	CodeModelUnavailable ErrorCode = "model_unavailable"  // the model provider failed
@@ -37,6 +38,7 @@ var (
 	ErrConflict         = errors.New("conflict")
 	ErrQuotaExceeded    = errors.New("quota exceeded")
 	ErrSpendCapExceeded = errors.New("spend cap exceeded")
+	ErrTooManyTurns     = errors.New("too many turns")
 	ErrModelBusy        = errors.New("model busy")
 	ErrModelTimeout     = errors.New("model timeout")
 	ErrModelUnavailable = errors.New("model unavailable")
@@ -47,7 +49,7 @@ var (
 var codeSentinels = map[ErrorCode]error{
 	CodeInvalidRequest: ErrInvalidRequest, CodeTooLarge: ErrTooLarge,
 	CodeUnauthenticated: ErrUnauthenticated, CodeForbidden: ErrForbidden,
-	CodeNotFound: ErrNotFound, CodeConflict: ErrConflict, CodeQuotaExceeded: ErrQuotaExceeded, CodeSpendCapExceeded: ErrSpendCapExceeded, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
+	CodeNotFound: ErrNotFound, CodeConflict: ErrConflict, CodeQuotaExceeded: ErrQuotaExceeded, CodeSpendCapExceeded: ErrSpendCapExceeded, CodeTooManyTurns: ErrTooManyTurns, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
 	CodeModelUnavailable: ErrModelUnavailable, CodeCancelled: ErrCancelled, CodeInternal: ErrInternal,
 }
 
@@ -61,6 +63,7 @@ var safeMessages = map[ErrorCode]string{
 	CodeConflict:         "That request was already handled or is no longer valid.",
 	CodeQuotaExceeded:    "You have used your assistant allowance for now. Please try again later.",
 	CodeSpendCapExceeded: "The assistant has reached its usage limit for now. Please try again in a few minutes.",
+	CodeTooManyTurns:     "You already have several answers in progress. Please wait for one to finish.",
 	CodeModelBusy:        "The assistant is busy right now. Please try again in a moment.",
 	CodeModelTimeout:     "The assistant took too long to answer. Please try again.",
 	CodeModelUnavailable: "The assistant is unavailable right now. Please try again later.",

@@ -130,7 +130,7 @@ func StatusOf(code assistant.ErrorCode) int {
 		return http.StatusForbidden
 	case assistant.CodeNotFound:
 		return http.StatusNotFound
-	case assistant.CodeQuotaExceeded, assistant.CodeSpendCapExceeded:
+	case assistant.CodeQuotaExceeded, assistant.CodeSpendCapExceeded, assistant.CodeTooManyTurns:
 		return http.StatusTooManyRequests
 	case assistant.CodeCancelled, assistant.CodeConflict:
 		return http.StatusConflict
