@@ -88,7 +88,21 @@ type Config struct {
 	DrainTimeout time.Duration
 
 	MaxMessageBytes     int // a user message longer than this is refused (default 32 KiB)
-	MaxPageContextBytes int // page context beyond this is cut (default 4 KiB)
+	MaxPageContextBytes int // page context beyond this is cut, before any scan (default 4 KiB)
+
+	// MaxTurnsPerUser bounds the turns one user may have running at once on
+	// this Engine (default 4; negative: no cap). Another is refused with
+	// CodeTooManyTurns before any other work. The count is per process:
+	// with several instances a user may run this many on each.
+	MaxTurnsPerUser int
+	// MaxTurnOutputTokens and MaxTurnOutputBytes bound what the model may
+	// write in one turn, over all its rounds: text, reasoning and tool call
+	// arguments (defaults 16384 tokens and 256 KiB; tokens are the reported
+	// usage, or the bytes at four a token while a call streams). Past
+	// either, the model's stream is closed and the turn ends with
+	// FinishLength, keeping the reply written so far.
+	MaxTurnOutputTokens int
+	MaxTurnOutputBytes  int
 
 	// Prompt. AssistantName (default "Assistant") and Organization fill the
 	// {assistant_name} and {organization} placeholders of Persona and
@@ -126,6 +140,9 @@ const (
 	DefaultHeartbeatInterval   = 5 * time.Second
 	DefaultMaxMessageBytes     = 32 << 10
 	DefaultMaxPageContextBytes = 4 << 10
+	DefaultMaxTurnsPerUser     = 4
+	DefaultMaxTurnOutputTokens = 16384
+	DefaultMaxTurnOutputBytes  = 256 << 10
 	DefaultAssistantName       = "Assistant"
 	DefaultContextWindow       = 32768
 	DefaultLazyToolThreshold   = 16
@@ -184,6 +201,7 @@ func (c *Config) setDefaults() {
 	c.CancelPollInterval = cmp.Or(c.CancelPollInterval, DefaultCancelPollInterval) // negative: never poll
 	c.MaxMessageBytes = cmp.Or(c.MaxMessageBytes, DefaultMaxMessageBytes)
 	c.MaxPageContextBytes = cmp.Or(c.MaxPageContextBytes, DefaultMaxPageContextBytes)
+	c.MaxTurnsPerUser = cmp.Or(c.MaxTurnsPerUser, DefaultMaxTurnsPerUser)       // negative: no cap
 	c.LazyToolThreshold = cmp.Or(c.LazyToolThreshold, DefaultLazyToolThreshold) // negative: never lazy
 	c.AssistantName = cmp.Or(c.AssistantName, DefaultAssistantName)
 	c.Connection = cmp.Or(c.Connection, "default")
@@ -192,6 +210,8 @@ func (c *Config) setDefaults() {
 	c.DrainTimeout = positiveOr(c.DrainTimeout, DefaultDrainTimeout)
 	c.ApprovalTTL = positiveOr(c.ApprovalTTL, DefaultApprovalTTL)
 	c.ContextWindow = positiveOr(c.ContextWindow, DefaultContextWindow)
+	c.MaxTurnOutputTokens = positiveOr(c.MaxTurnOutputTokens, DefaultMaxTurnOutputTokens)
+	c.MaxTurnOutputBytes = positiveOr(c.MaxTurnOutputBytes, DefaultMaxTurnOutputBytes)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -28,7 +28,7 @@ const noAnswer = "I could not produce an answer to that. Please try rephrasing y
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	if t.blocked() && t.e.cfg.GuardRejection != "" {
 		emit(blocks.Block{Kind: blocks.Markdown, Content: t.e.cfg.GuardRejection})
-		t.textSeen, t.finish = true, "blocked"
+		t.textSeen, t.finish = true, FinishBlocked
 		return
 	}
 	if t.stopped() {
@@ -87,12 +87,12 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
 			if len(calls) > 0 {
-				t.finish = "stop" // the calls were dropped; nothing waits on them
+				t.finish = FinishStop // the calls were dropped; nothing waits on them
 			}
 			if !t.textSeen {
 				// The model said nothing the user can read; a turn always ends with text.
 				emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})
-				t.finish = "empty"
+				t.finish = FinishEmpty
 			}
 			return
 		}

@@ -107,13 +107,6 @@ const (
 	planSearch              // search_tools: loads tools
 )
 
-// Finish reasons of a turn that ends waiting for the user.
-const (
-	finishApproval   = "approval"
-	finishClientTool = "client_tool"
-	finishAskUser    = "ask_user"
-)
-
 // clientTag marks the tool_call block of a client-side call: the client
 // runs it and posts the result with its next request.
 const clientTag = "client"
@@ -259,11 +252,11 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 	}
 	switch { // the finish reason names the most pressing wait
 	case formShown:
-		return true, finishAskUser
+		return true, FinishAskUser
 	case proposed:
-		return true, finishApproval
+		return true, FinishApproval
 	case clientCalled:
-		return true, finishClientTool
+		return true, FinishClientTool
 	}
 	return ran && allTerminal, "tool"
 }
