@@ -282,7 +282,7 @@ func TestDeclineRunsNothingAndTellsTheModel(t *testing.T) {
 // The same decision sent many times at once runs the tool once: the token
 // is consumed atomically before anything else happens.
 func TestConcurrentDecisionsExecuteOnce(t *testing.T) {
-	a := newApprovals(t)
+	a := newApprovals(t, func(c *assistant.Config) { c.MaxTurnsPerUser = -1 })
 	threadID, card := a.propose(t, alice)
 	a.model.SetDefault(fake.Turn{fake.Text("ack")})
 	const n = 16

@@ -62,7 +62,52 @@ func (e *Engine) validateRequest(req *Request) error {
 	if req.Form != nil && req.Form.ID == "" {
 		return invalid("form answers need the form id")
 	}
+	// Oversized fields are cut or refused before anything scans them: the
+	// page context is cut here, once, so the guard never sees more.
+	req.PageContext = strings.ToValidUTF8(truncate(req.PageContext, e.cfg.MaxPageContextBytes), "\uFFFD")
+	// No store can keep a NUL in every column, and no person types one: a
+	// request field holding one is refused by name, never a failed write.
+	fields := []struct{ name, value string }{
+		{"thread_id", req.ThreadID}, {"message", req.Message}, {"page", req.Page}, {"page_context", req.PageContext},
+	}
+	if req.Decision != nil {
+		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token})
+	}
+	for _, r := range req.ToolResults {
+		fields = append(fields, struct{ name, value string }{"tool result id", r.ID})
+	}
+	if req.Form != nil {
+		fields = append(fields, struct{ name, value string }{"form id", req.Form.ID})
+		for id, v := range req.Form.Values {
+			if strings.IndexByte(id, 0) >= 0 || jsonHasNUL(v) {
+				return invalid("form values contain a NUL character")
+			}
+		}
+	}
+	for _, f := range fields {
+		if strings.IndexByte(f.value, 0) >= 0 {
+			return invalid(f.name + " contains a NUL character")
+		}
+	}
 	return nil
+}
+
+// jsonHasNUL reports whether valid JSON holds a U+0000 in a string: the
+// escape \u0000, or a raw NUL byte (which is not valid JSON, but costs
+// nothing to catch).
+func jsonHasNUL(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case 0:
+			return true
+		case '\\':
+			if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
+				return true
+			}
+			i++ // skip the escaped character, so \\u0000 is not read as an escape
+		}
+	}
+	return false
 }
 
 // maxOutputDepth bounds how deeply a client's output may nest.

@@ -41,7 +41,7 @@ func instancesWith(t *testing.T, p providers.Provider, reg tools.Registry) (a, b
 		}
 		eng, err := assistant.New(assistant.Config{
 			Provider: p, Store: st, Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
-			Tools: reg, CancelPollInterval: 50 * time.Millisecond,
+			Tools: reg, CancelPollInterval: 50 * time.Millisecond, MaxTurnsPerUser: -1,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -163,7 +163,7 @@ func TestPostgres64TurnsAcrossTwoInstancesKeepQuotaExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		eng, err := assistant.New(assistant.Config{Provider: p, Store: st, Ledger: l, Authorizer: assistant.RoleAuthorizer{}})
+		eng, err := assistant.New(assistant.Config{Provider: p, Store: st, Ledger: l, Authorizer: assistant.RoleAuthorizer{}, MaxTurnsPerUser: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,10 +22,11 @@ import (
 // every cross-cutting policy: authorization, tool gating, persistence and
 // error sanitizing. Build it once with New; it is safe for concurrent use.
 type Engine struct {
-	cfg     Config
-	guard   *guard.Guard // nil when Config.DisableGuard
-	running runningTurns
-	live    liveTurns
+	cfg      Config
+	guard    *guard.Guard // nil when Config.DisableGuard
+	running  runningTurns
+	live     liveTurns
+	inFlight userTurns
 }
 
 // New validates cfg, applies defaults and returns an Engine.
@@ -166,7 +167,13 @@ type Reply struct {
 // whatever streamed before the error.
 func Collect(seq iter.Seq[blocks.Block]) (Reply, error) {
 	var r Reply
-	var text strings.Builder
+	var text, run strings.Builder // the whole answer; the markdown run not yet in r.Blocks
+	flush := func() {
+		if run.Len() > 0 {
+			r.Blocks = blocks.Absorb(r.Blocks, blocks.Block{Kind: blocks.Markdown, Content: run.String()})
+			run.Reset()
+		}
+	}
 	for b := range seq {
 		switch b.Kind {
 		case blocks.Meta:
@@ -181,13 +188,21 @@ func Collect(seq iter.Seq[blocks.Block]) (Reply, error) {
 				}
 			}
 		case blocks.Markdown:
+			// A long answer arrives in thousands of chunks: join them once.
 			text.WriteString(b.Content)
+			run.WriteString(b.Content)
+			continue
 		case blocks.Error:
+			flush()
 			r.Text = text.String()
 			return r, &Error{Code: ErrorCode(b.ErrorCode), Op: "stream", Err: errors.New(b.Content), Message: b.Content}
 		}
+		if b.Kind != blocks.Meta && b.Kind != blocks.Load {
+			flush()
+		}
 		r.Blocks = blocks.Absorb(r.Blocks, b)
 	}
+	flush()
 	r.Text = text.String()
 	return r, nil
 }

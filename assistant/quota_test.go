@@ -109,7 +109,7 @@ func TestConcurrentTurnsNeverPushUsagePastTheLimit(t *testing.T) {
 	p.SetDefault(fake.Turn{fake.Text("ok"), fake.Usage(800, 100)})
 	const limit = 12_000
 	l := newLedger(t, limit)
-	h := newHarness(t, p, func(c *assistant.Config) { c.Ledger = l })
+	h := newHarness(t, p, func(c *assistant.Config) { c.Ledger, c.MaxTurnsPerUser = l, -1 })
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	admitted, refused := 0, 0

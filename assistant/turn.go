@@ -42,23 +42,26 @@ type turn struct {
 	decisionOK   bool                 // the applied tool succeeded
 
 	// Written only by the worker goroutine.
-	parser      blocks.Parser
-	stored      []blocks.Block      // the transcript as it will be persisted
-	prose       strings.Builder     // markdown streamed since the last other block, not yet in stored
-	msgs        []providers.Message // model messages of this turn
-	usage       providers.Usage
-	finish      string
-	err         error // why the turn failed, if it did
-	textSeen    bool  // the model has streamed text this turn
-	callIDs     map[string]bool
-	repeats     map[string]int  // tool calls by name and canonical arguments
-	loaded      map[string]bool // lazy turns: offered tools loaded so far
-	invalid     map[string]bool // call ids that never validly reached a tool; not stored
-	system      string          // the system prompt, built once in begin
-	text        string          // what the user says this turn: the message, form answers or a decision note
-	input       guard.Result    // the input guard's verdict on text
-	pageContext string          // the page context as the model may see it
-	hold        *quota.Hold     // the open quota reservation, until settled or released
+	parser         blocks.Parser
+	stored         []blocks.Block      // the transcript as it will be persisted
+	prose          strings.Builder     // markdown streamed since the last other block, not yet in stored
+	msgs           []providers.Message // model messages of this turn
+	usage          providers.Usage
+	outBytes       int  // what the model wrote this turn, for the output cap
+	outBytesAtCall int  // outBytes when the current model call began
+	capped         bool // the output cap ended the turn
+	finish         string
+	err            error // why the turn failed, if it did
+	textSeen       bool  // the model has streamed text this turn
+	callIDs        map[string]bool
+	repeats        map[string]int  // tool calls by name and canonical arguments
+	loaded         map[string]bool // lazy turns: offered tools loaded so far
+	invalid        map[string]bool // call ids that never validly reached a tool; not stored
+	system         string          // the system prompt, built once in begin
+	text           string          // what the user says this turn: the message, form answers or a decision note
+	input          guard.Result    // the input guard's verdict on text
+	pageContext    string          // the page context as the model may see it
+	hold           *quota.Hold     // the open quota reservation, until settled or released
 
 	mu sync.Mutex // guards stored and prose against the heartbeat's reads
 
@@ -70,13 +73,25 @@ type turn struct {
 // begin runs the synchronous part of a turn under the caller's ctx: every
 // check that can refuse the request, then the atomic write of the user
 // message and the assistant placeholder. Nothing is persisted on refusal.
-func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, error) {
+//
+// The cheap refusals come first: authorization, the request's shape and
+// sizes, the per-user cap on turns in flight, then the quota, and only then
+// the guard's scan, so a flood from one user costs little.
+func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn, err error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return nil, err
 	}
 	if err := e.validateRequest(&req); err != nil {
 		return nil, err
 	}
+	if err := e.inFlight.acquire(u.ID, e.cfg.MaxTurnsPerUser); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			e.inFlight.release(u.ID) // a turn that starts releases it when it ends
+		}
+	}()
 	if req.Autonomous {
 		if err := e.authorize(ctx, u, Action{Kind: RunAutonomous}); err != nil {
 			return nil, err
@@ -100,7 +115,6 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// What the user says this turn: their message, their form answers, or
 	// for a decision a note the server writes from the stored proposal.
 	text, scan := req.Message, true
-	var err error
 	switch {
 	case req.Decision != nil:
 		if err := t.checkDecision(ctx, req.Decision); err != nil {
@@ -115,17 +129,10 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	if err != nil {
 		return nil, err
 	}
-	t.text, t.input = text, guard.Result{Redacted: text}
-	if scan {
-		t.input = e.checkInput(ctx, text)
-	}
-	t.pageContext = e.checkPageContext(ctx, req.PageContext)
-	if t.blocked() {
-		// Nothing of a blocked message reaches the model, not even through
-		// tools: the model only writes a rejection. Client results sent
-		// with it are the application's data and are still answered.
-		t.offered = nil
-	}
+	// The quota is reserved before the guard scans anything, on an estimate
+	// from the prompt as it would be unscanned (the page context is already
+	// cut): a user out of allowance costs no scan.
+	t.text, t.input, t.pageContext = text, guard.Result{Redacted: text}, req.PageContext
 	t.setupTools(prior)
 	t.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
@@ -136,6 +143,18 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 		// is carried out and reported without a model call.
 		t.quiet = err
 	}
+	if scan {
+		t.input = e.checkInput(ctx, text)
+	}
+	t.pageContext = e.checkPageContext(ctx, req.PageContext)
+	if t.blocked() {
+		// Nothing of a blocked message reaches the model, not even through
+		// tools: the model only writes a rejection. Client results sent
+		// with it are the application's data and are still answered.
+		t.offered = nil
+		t.setupTools(prior)
+	}
+	t.system = t.systemPrompt()
 	// From here a failure releases the hold and removes what was written.
 	fail := func(err error) (*turn, error) {
 		if t.decision != nil && t.decision.DecidedAt != nil {
@@ -231,6 +250,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 		// Closing out comes before cancel: a relay that sees the turn's
 		// context end then always finds out closed if the turn finished.
 		defer t.e.running.done()
+		defer t.e.inFlight.release(t.u.ID)
 		defer unlink()
 		defer cancel()
 		defer close(out)
