@@ -22,6 +22,9 @@ const finalRoundNote = "\n\nYou have used every tool call available for this mes
 // noAnswer is shown when the model ends a turn without any text.
 const noAnswer = "I could not produce an answer to that. Please try rephrasing your question."
 
+// cutOffNote tells the user the answer hit the turn's output cap.
+const cutOffNote = "The answer reached its length limit and was cut off."
+
 // loop is the agentic loop: up to MaxToolRounds model calls that may use
 // tools, then, if the model is still calling tools, one call with no tools
 // that must answer.
@@ -66,6 +69,16 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			req.Tools = defs
 		}
 		text, calls, err := t.callModel(ctx, req, emit)
+		if t.capped {
+			// The turn wrote all it may: keep the text, drop calls that
+			// would run on a cut-off answer, say so, and end here.
+			if text != "" {
+				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+			}
+			emit(blocks.Block{Kind: blocks.Warning, Content: cutOffNote})
+			t.textSeen, t.finish = true, FinishLength
+			return
+		}
 		if t.stopped() {
 			if text != "" {
 				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
@@ -147,6 +160,15 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 			t.usage = t.usage.Add(u)
 		}
 	}()
+	// The turn's output cap: bytes the model wrote over every round, and
+	// tokens, reported or at four bytes a token while this call streams.
+	reportedOut := t.usage.OutputTokens
+	over := func(n int) bool {
+		t.outBytes += n
+		return t.outBytes > t.e.cfg.MaxTurnOutputBytes ||
+			reportedOut+int64(t.outBytes-t.outBytesAtCall)/4 > int64(t.e.cfg.MaxTurnOutputTokens)
+	}
+	t.outBytesAtCall = t.outBytes
 	for ev, err := range t.e.cfg.Provider.Stream(pctx, req) {
 		if err != nil {
 			if t.stopped() {
@@ -162,6 +184,16 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				drained += len(ev.Text)
 				continue
 			}
+			if over(len(ev.Text)) {
+				// Keep the rune-aligned part that fits, then stop reading:
+				// a model that never stops costs no more than the cap.
+				room := len(ev.Text) - (t.outBytes - t.e.cfg.MaxTurnOutputBytes)
+				ev.Text = truncate(ev.Text, max(0, min(room, len(ev.Text))))
+				text.WriteString(ev.Text)
+				t.parser.Write(ev.Text, emit)
+				t.capped, t.textSeen = true, t.textSeen || text.Len() > 0
+				return text.String(), nil, nil
+			}
 			text.WriteString(ev.Text)
 			t.parser.Write(ev.Text, emit)
 			if !t.textSeen {
@@ -170,10 +202,20 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				t.textSeen = true
 				t.parser.FlushProse(emit)
 			}
-		case providers.ToolCallEvent:
-			if !t.stopped() {
-				calls = append(calls, ev.ToolCall)
+		case providers.ReasoningDelta:
+			if over(len(ev.Text)) {
+				t.capped = true
+				return text.String(), nil, nil
 			}
+		case providers.ToolCallEvent:
+			if t.stopped() {
+				continue
+			}
+			if over(len(ev.ToolCall.Name) + len(ev.ToolCall.Args)) {
+				t.capped = true
+				return text.String(), nil, nil
+			}
+			calls = append(calls, ev.ToolCall)
 		case providers.UsageEvent:
 			t.usage = t.usage.Add(ev.Usage)
 			reported = true
