@@ -347,3 +347,32 @@ func BenchmarkStream200TextDeltas(b *testing.B) {
 		}
 	}
 }
+
+// A server that streams one tool call's arguments without end is cut off
+// with ErrConnection once the buffered arguments pass a bound, instead of
+// taking the process's memory.
+func TestEndlessToolArgumentsAreCutOff(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		piece := strings.Repeat("a", 8<<10)
+		first := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":\""}}]},"finish_reason":null}]}` + "\n\n"
+		more := `data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"` + piece + `"}}]},"finish_reason":null}]}` + "\n\n"
+		fmt.Fprint(w, first)
+		for r.Context().Err() == nil {
+			if _, err := fmt.Fprint(w, more); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(ts.Close)
+	p := openai.New(openai.Config{BaseURL: ts.URL, Model: "m", HTTPClient: ts.Client()})
+	o := run(t, p, hello())
+	if !errors.Is(o.err, providers.ErrConnection) {
+		t.Fatalf("err = %v, want ErrConnection", o.err)
+	}
+	for _, ev := range o.events {
+		if ev.Kind == providers.ToolCallEvent {
+			t.Errorf("an incomplete call was emitted")
+		}
+	}
+}

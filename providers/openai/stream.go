@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -25,7 +26,13 @@ type streamState struct {
 	finished bool // a finish_reason arrived
 	reason   providers.FinishReason
 	usage    *providers.Usage
+	argBytes int // tool call names and arguments buffered so far
 }
+
+// maxArgBytes bounds the tool call text one stream may buffer. A complete
+// call is handed on only at the finish; the Engine's turn output cap is far
+// below this, so it only stops a server that never finishes.
+const maxArgBytes = 4 << 20
 
 // callBuilder assembles one tool call from its deltas.
 type callBuilder struct {
@@ -72,6 +79,14 @@ func (st *streamState) chunk(c oai.ChatCompletionChunk, yield func(providers.Eve
 		}
 		for _, tc := range d.ToolCalls {
 			st.toolDelta(tc)
+			if st.argBytes += len(tc.Function.Arguments) + len(tc.Function.Name); st.argBytes > maxArgBytes {
+				// Arguments are buffered until the call completes: a server
+				// that streams them without end must not take the process's
+				// memory with it.
+				yield(providers.Event{}, &providers.Error{Category: providers.CategoryConnection,
+					Err: fmt.Errorf("openai: tool call arguments passed %d bytes without completing", maxArgBytes)})
+				return false
+			}
 		}
 		if ch.FinishReason != "" {
 			st.finished = true
