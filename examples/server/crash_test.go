@@ -68,6 +68,7 @@ func TestKilledServerLeavesAnInterruptedReplyWithItsPartialText(t *testing.T) {
 	// The demo model streams its small talk word by word for about 2s.
 	req, _ := http.NewRequest("POST", base+"/api/chat/stream", strings.NewReader(`{"message":"hello there"}`))
 	req.Header.Set("X-Demo-User", "alice")
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,9 @@ func demoRequest(t *testing.T, method, url, body string) *http.Response {
 		t.Fatal(err)
 	}
 	req.Header.Set("X-Demo-User", "alice")
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

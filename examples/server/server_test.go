@@ -48,6 +48,9 @@ func doReq(t *testing.T, srv *httptest.Server, method, path, user, body string) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if user != "" {
 		req.Header.Set("X-Demo-User", user)
 	}
