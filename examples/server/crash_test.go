@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,31 +32,30 @@ func buildServer(t *testing.T) string {
 // returns its base URL and process.
 func startServer(t *testing.T, bin, db string, env ...string) (string, *exec.Cmd) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	base, cmd, _ := startServerLogged(t, bin, db, env...)
+	return base, cmd
+}
+
+// startServerLogged is startServer that also returns the server's log. The
+// server picks its own port (PARLEY_ADDR=127.0.0.1:0) and the base URL is
+// the one its "listening" line names.
+func startServerLogged(t *testing.T, bin, db string, env ...string) (string, *exec.Cmd, *logBuffer) {
+	t.Helper()
 	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "PARLEY_ADDR="+addr, "PARLEY_DATABASE_PATH="+db, "PARLEY_HEARTBEAT=100ms",
+	cmd.Env = append(os.Environ(), "PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATABASE_PATH="+db, "PARLEY_HEARTBEAT=100ms",
 		"PARLEY_LLM_BASE_URL=", "PARLEY_DATABASE_URL=")
 	cmd.Env = append(cmd.Env, env...)
+	logs := &logBuffer{}
+	cmd.Stderr = logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	base := "http://" + addr
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if resp, err := http.Get(base + "/"); err == nil {
-			resp.Body.Close()
-			return base, cmd
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the server did not start")
-		}
-		time.Sleep(20 * time.Millisecond)
+	url := urlAttr.FindStringSubmatch(logs.waitFor(t, "parley example listening"))
+	if url == nil {
+		t.Fatalf("the listening line names no url:\n%s", logs.String())
 	}
+	return strings.TrimSuffix(url[1], "/"), cmd, logs
 }
 
 func TestKilledServerLeavesAnInterruptedReplyWithItsPartialText(t *testing.T) {

@@ -82,9 +82,13 @@ func sweepRetention(ctx context.Context, st store.Store, days int, log *slog.Log
 	sweep := func(now time.Time) {
 		n, err := sq.DeleteThreadsOlderThan(ctx, now.AddDate(0, 0, -days))
 		if err != nil {
-			log.Error("retention sweep", "err", err)
+			if ctx.Err() == nil {
+				log.Error("retention sweep", "err", err)
+			}
 		} else if n > 0 {
 			log.Info("retention sweep deleted old threads", "threads", n, "days", days)
+		} else {
+			log.Debug("retention sweep found no old threads", "days", days)
 		}
 	}
 	sweep(time.Now())

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -28,49 +30,106 @@ var webFS embed.FS
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if err := run(log); err != nil {
-		log.Error("server stopped", "err", err)
+	set, err := settingsFromEnv()
+	if err != nil {
+		log.Error("parley example: bad configuration", "err", err)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	context.AfterFunc(ctx, stop) // a second signal stops the process at once
+	if err := run(ctx, set, log); err != nil {
+		log.Error("parley example failed", "err", err)
 		os.Exit(1)
 	}
 }
 
-func run(log *slog.Logger) error {
-	addr := envOr("PARLEY_ADDR", ":8080")
-	set, err := settingsFromEnv()
+// The server's timeouts. There is no WriteTimeout: a turn streams for as
+// long as the model writes, and the Engine bounds that. Request bodies are
+// bounded in size by the chat handler, so no ReadTimeout either: it would
+// also cut the read the server keeps open to notice a client leaving.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 2 * time.Minute
+	// shutdownGrace is how long a stop waits for open requests, and then
+	// again for turns still running, before it gives up on them. A turn
+	// cut off here is marked interrupted by the next process's sweep.
+	shutdownGrace = 10 * time.Second
+)
+
+// run serves the example on s.Addr until ctx ends, then shuts down: it
+// stops accepting, waits for open requests and for turns still running
+// (their replies persist even when the client has left), and returns.
+// It binds before it logs where it listens, so the log names the real
+// address (PARLEY_ADDR=127.0.0.1:0 picks a free port) and a taken port is
+// an error, not a "listening" line.
+func run(ctx context.Context, s settings, log *slog.Logger) error {
+	ln, err := net.Listen("tcp", s.Addr)
 	if err != nil {
 		return err
 	}
-	h, err := newHandler(set, log)
+	h, err := newHandler(s, log)
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer h.close()
-	eng := h.engine
-	srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go sweepHolds(ctx, h.ledger, log)
-	go sweepInterrupted(ctx, eng, log)
-	go sweepRetention(ctx, h.store, set.RetentionDays, log)
-	go sweepProposals(ctx, eng, log)
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	sweepCtx, stopSweeps := context.WithCancel(context.Background())
+	var sweeps sync.WaitGroup
+	defer sweeps.Wait() // before the database closes
+	defer stopSweeps()
+	sweeps.Go(func() { sweepHolds(sweepCtx, h.ledger, log) })
+	sweeps.Go(func() { sweepInterrupted(sweepCtx, h.engine, log) })
+	sweeps.Go(func() { sweepRetention(sweepCtx, h.store, s.RetentionDays, log) })
+	sweeps.Go(func() { sweepProposals(sweepCtx, h.engine, log) })
+
 	errc := make(chan error, 1)
-	go func() { errc <- srv.ListenAndServe() }()
-	log.Info("parley example listening", "addr", addr, "open", "http://localhost"+addr)
+	go func() { errc <- srv.Serve(ln) }()
+	log.Info("parley example listening", "addr", ln.Addr().String(), "url", urlOf(ln.Addr()))
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(shutdown); err != nil {
-			return err
-		}
-		return eng.Wait(shutdown) // turns whose clients left still persist
 	}
+	log.Info("shutting down", "cause", context.Cause(ctx), "grace", shutdownGrace)
+	grace, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(grace); err != nil {
+		log.Warn("requests still open at the deadline; closing them", "err", err)
+		_ = srv.Close()
+	}
+	log.Info("waiting for running turns to finish")
+	turns, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := h.engine.Wait(turns); err != nil {
+		log.Warn("turns still running at the deadline; their replies will be marked interrupted", "err", err)
+	}
+	log.Info("parley example stopped")
+	return nil
+}
+
+// urlOf is the address a browser on this machine opens for addr: a
+// wildcard listener (":8080") is reached at localhost.
+func urlOf(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String() + "/"
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/"
 }
 
 // settings is everything the server reads from the environment.
 type settings struct {
+	Addr                            string // listen address
 	LLMBaseURL, LLMAPIKey, LLMModel string
 	DemoDelay                       time.Duration
 	Quota                           quota.Limits  // system defaults
@@ -81,6 +140,7 @@ type settings struct {
 
 func settingsFromEnv() (settings, error) {
 	s := settings{
+		Addr:          envOr("PARLEY_ADDR", ":8080"),
 		LLMBaseURL:    os.Getenv("PARLEY_LLM_BASE_URL"),
 		LLMAPIKey:     os.Getenv("PARLEY_LLM_API_KEY"),
 		LLMModel:      envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
@@ -158,9 +218,13 @@ func sweepInterrupted(ctx context.Context, eng *assistant.Engine, log *slog.Logg
 	defer tick.Stop()
 	for {
 		if n, err := eng.SweepInterrupted(ctx); err != nil {
-			log.Error("interrupted-turn sweep", "err", err)
+			if ctx.Err() == nil {
+				log.Error("interrupted-turn sweep", "err", err)
+			}
 		} else if n > 0 {
 			log.Info("marked the replies of dead turns interrupted", "messages", n)
+		} else {
+			log.Debug("interrupted-turn sweep found nothing to mark")
 		}
 		select {
 		case <-ctx.Done():
@@ -179,7 +243,9 @@ func sweepProposals(ctx context.Context, eng *assistant.Engine, log *slog.Logger
 	defer tick.Stop()
 	for {
 		if n, err := eng.ExpireProposals(ctx); err != nil {
-			log.Error("proposal sweep", "err", err)
+			if ctx.Err() == nil {
+				log.Error("proposal sweep", "err", err)
+			}
 		} else if n > 0 {
 			log.Info("proposal sweep expired undecided approvals", "proposals", n)
 		} else {
@@ -204,9 +270,13 @@ func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
 			return
 		case now := <-tick.C:
 			if n, err := l.Sweep(ctx, now); err != nil {
-				log.Error("quota sweep", "err", err)
+				if ctx.Err() == nil {
+					log.Error("quota sweep", "err", err)
+				}
 			} else if n > 0 {
 				log.Info("quota sweep voided stale holds", "holds", n)
+			} else {
+				log.Debug("quota sweep found no stale holds")
 			}
 		}
 	}
