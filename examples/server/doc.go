@@ -33,6 +33,6 @@
 //	                     system default token limits per user (unset: unlimited)
 //
 // Authentication is a demo: the X-Demo-User header names the user, "alice"
-// (role user) or "sam" (role staff); no header is 401. The page at / lets
+// or "bob" (role user) or "sam" (role staff); no header is 401. The page at / lets
 // you pick one.
 package main

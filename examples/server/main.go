@@ -190,6 +190,7 @@ func envOr(key, def string) string {
 // demoUsers is the demo's whole user directory.
 var demoUsers = map[string]parley.User{
 	"alice": {ID: "alice", Name: "Alice", Roles: []string{"user"}},
+	"bob":   {ID: "bob", Name: "Bob", Roles: []string{"user"}},
 	"sam":   {ID: "sam", Name: "Sam", Roles: []string{"user", "staff"}},
 }
 

@@ -33,6 +33,7 @@ func newNotes() *notes {
 	n.add("alice", "Buy oat milk", "", now.Add(-2*time.Hour))
 	n.add("alice", "Call the plumber about the kitchen tap", "", now.Add(-time.Hour))
 	n.add("sam", "Quarterly review on Friday", "work", now.Add(-30*time.Minute))
+	n.add("bob", "Pick up the bike from the repair shop", "", now.Add(-45*time.Minute))
 	return n
 }
 

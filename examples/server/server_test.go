@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -184,8 +185,8 @@ func TestDemoStatsAreStaffOnly(t *testing.T) {
 
 	bs = chat(t, srv, "sam", "show stats")
 	call, res = toolOutcome(t, bs)
-	if call.Name != "admin_stats" || !res.OK || res.Content != "2 users, 3 notes" {
-		t.Errorf("sam: call %+v result %+v, want admin_stats ok with 2 users, 3 notes", call, res)
+	if call.Name != "admin_stats" || !res.OK || res.Content != "3 users, 4 notes" {
+		t.Errorf("sam: call %+v result %+v, want admin_stats ok with 3 users, 4 notes", call, res)
 	}
 }
 
@@ -296,5 +297,78 @@ func TestDemoThreadsAreEachUsersOwn(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("alice reloading her thread: %d", resp.StatusCode)
+	}
+}
+
+// bob is a second ordinary user: the same tools as alice, and none of her
+// threads or notes.
+func TestDemoBobIsAUserWhoSeesOnlyHisOwn(t *testing.T) {
+	srv := newTestServer(t)
+	aliceThread := chat(t, srv, "alice", "what time is it")[0].Meta.ThreadID
+
+	resp := doReq(t, srv, "GET", "/api/chat/threads", "bob", "")
+	var list struct {
+		Threads []struct{ ID string } `json:"threads"`
+	}
+	err := json.NewDecoder(resp.Body).Decode(&list)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || err != nil || len(list.Threads) != 0 {
+		t.Errorf("bob's threads: %d %+v (%v), want 200 and none", resp.StatusCode, list, err)
+	}
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/api/chat/threads/" + aliceThread, ""},
+		{"POST", "/api/chat/threads/" + aliceThread + "/cancel", ""},
+		{"DELETE", "/api/chat/threads/" + aliceThread, ""},
+	} {
+		resp := doReq(t, srv, r.method, r.path, "bob", r.body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("bob %s alice's thread: %d, want 404", r.method, resp.StatusCode)
+		}
+	}
+	if status, code, _ := refused(t, srv, "bob", map[string]any{"thread_id": aliceThread, "message": "hi"}); status != http.StatusNotFound || code != "not_found" {
+		t.Errorf("bob writing to alice's thread: %d %s, want 404 not_found", status, code)
+	}
+
+	bs := chat(t, srv, "bob", "show my notes")
+	if call, res := toolOutcome(t, bs); call.Name != "list_notes" || !res.OK || res.Content != "1 notes" {
+		t.Errorf("bob's notes: call %+v result %+v, want his one note", call, res)
+	}
+	if md := markdown(bs); !strings.Contains(md, "Pick up the bike") || strings.Contains(md, "oat milk") {
+		t.Errorf("bob's answer %q: want his note and not alice's", md)
+	}
+	bs = chat(t, srv, "bob", "delete note 1") // alice's
+	if call, res := toolOutcome(t, bs); call.Name != "delete_note" || res.OK || res.ErrorCode != "NOT_FOUND" {
+		t.Errorf("bob deleting alice's note: call %+v result %+v, want NOT_FOUND", call, res)
+	}
+	resp = doReq(t, srv, "GET", "/api/chat/threads/"+aliceThread, "alice", "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("alice reloading her thread after bob's tries: %d", resp.StatusCode)
+	}
+}
+
+// The page's user picker offers every demo user, and only them.
+func TestDemoPagePicksEveryDemoUser(t *testing.T) {
+	raw, err := fs.ReadFile(webFS, "web/index.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	picker := regexp.MustCompile(`(?s)<select id="user">(.*?)</select>`).FindSubmatch(raw)
+	if picker == nil {
+		t.Fatal("the page has no user picker")
+	}
+	var offered []string
+	for _, m := range regexp.MustCompile(`<option value="([^"]+)"`).FindAllSubmatch(picker[1], -1) {
+		offered = append(offered, string(m[1]))
+	}
+	var users []string
+	for id := range demoUsers {
+		users = append(users, id)
+	}
+	slices.Sort(offered)
+	slices.Sort(users)
+	if !slices.Equal(offered, users) {
+		t.Errorf("the picker offers %v, the directory holds %v", offered, users)
 	}
 }
