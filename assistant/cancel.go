@@ -3,13 +3,10 @@ package assistant
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/parleyhq/parley"
-	"github.com/parleyhq/parley/blocks"
-	"github.com/parleyhq/parley/store"
 )
 
 // Causes of a stopped turn.
@@ -30,7 +27,15 @@ func (e *Engine) Cancel(ctx context.Context, u parley.User, threadID string) err
 	if err := e.cfg.Store.RequestCancel(ctx, threadID, e.cfg.Now()); err != nil {
 		return e.storeErr("request cancel", err)
 	}
-	e.live.stop(threadID, errCancelRequested)
+	// A turn running here has stored its partial reply, cancelled, by the
+	// time Cancel returns, so a reload right after Stop shows it.
+	for _, stopped := range e.live.stop(threadID, errCancelRequested) {
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			return nil // the cancel itself is recorded
+		}
+	}
 	return nil
 }
 
@@ -72,6 +77,11 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 			return
 		case <-t.stopCtx.Done():
 			return
+		case <-t.firstBlock:
+			// A process killed before the first heartbeat still leaves the
+			// start of the answer, not an empty reply.
+			t.checkpoint(ctx)
+			lastBeat = time.Now()
 		case now := <-tick.C:
 			if beat > 0 && now.Sub(lastBeat) >= beat {
 				t.checkpoint(ctx)
@@ -95,21 +105,6 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 				return
 			}
 		}
-	}
-}
-
-// checkpoint writes the reply so far, still streaming: the heartbeat.
-func (t *turn) checkpoint(ctx context.Context) {
-	t.mu.Lock()
-	m := t.reply
-	m.Blocks = slices.Clone(t.stored)
-	if t.prose.Len() > 0 {
-		m.Blocks = blocks.Absorb(m.Blocks, blocks.Block{Kind: blocks.Markdown, Content: t.prose.String()})
-	}
-	t.mu.Unlock()
-	m.Status, m.UpdatedAt = store.StatusStreaming, t.e.cfg.Now()
-	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && ctx.Err() == nil {
-		t.e.cfg.Logger.Warn("assistant: heartbeat", "thread", t.thread.ID, "err", err)
 	}
 }
 
@@ -155,11 +150,15 @@ func (l *liveTurns) remove(t *turn) {
 	}
 }
 
-// stop stops every running turn of the thread.
-func (l *liveTurns) stop(threadID string, cause error) {
+// stop stops every running turn of the thread and returns, for each, a
+// channel closed once its stopped reply is stored.
+func (l *liveTurns) stop(threadID string, cause error) []<-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	var stored []<-chan struct{}
 	for t := range l.turns[threadID] {
 		t.stop(cause)
+		stored = append(stored, t.stopStored)
 	}
+	return stored
 }

@@ -120,6 +120,11 @@ func (h *harness) messages(t *testing.T, threadID string) []store.Message {
 // waitStatus polls until the message leaves the streaming status.
 func (h *harness) waitStatus(t *testing.T, id string) store.Message {
 	t.Helper()
+	// A stopped turn's reply gets its status at once and its drained usage
+	// at the end: wait for the turns to finish, then for the status.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = h.eng.Wait(ctx)
+	cancel()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		m, err := h.store.GetMessage(context.Background(), id)

@@ -65,34 +65,6 @@ func (t *turn) estimate() int64 {
 	return int64(n/4 + out)
 }
 
-// settle charges what the turn used: the hold is replaced by actual usage,
-// and the spend is recorded on the connection. It runs at persist, whatever
-// ended the turn.
-func (t *turn) settle(ctx context.Context) {
-	cfg := &t.e.cfg
-	used := t.usage.Total()
-	if t.hold != nil {
-		err := cfg.Ledger.Settle(ctx, *t.hold, used)
-		if errors.Is(err, quota.ErrHoldNotFound) {
-			// The hold expired and was swept while the turn ran. The tokens
-			// were still used: charge them through a hold of nothing.
-			var h quota.Hold
-			if h, err = cfg.Ledger.Reserve(ctx, t.u.ID, 0, cfg.Now()); err == nil {
-				err = cfg.Ledger.Settle(ctx, h, used)
-			}
-		}
-		if err != nil {
-			cfg.Logger.Error("assistant: settle quota", "user", t.u.ID, "hold", t.hold.ID, "tokens", used, "err", err)
-		}
-		t.hold = nil
-	}
-	if cfg.SpendLedger != nil && used > 0 {
-		if err := cfg.SpendLedger.Record(ctx, t.spendKey(), used, cfg.Now()); err != nil {
-			cfg.Logger.Error("assistant: record spend", "user", t.u.ID, "tokens", used, "err", err)
-		}
-	}
-}
-
 // release gives the hold back when the turn never reached the model.
 func (t *turn) release(ctx context.Context) {
 	if t.hold == nil {

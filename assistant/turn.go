@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -64,6 +65,14 @@ type turn struct {
 	hold           *quota.Hold     // the open quota reservation, until settled or released
 
 	mu sync.Mutex // guards stored and prose against the heartbeat's reads
+
+	// writeMu orders the reply's writes (checkpoint, stopWrite, persist);
+	// written is set by persist, the last.
+	writeMu    sync.Mutex
+	written    bool
+	firstBlock chan struct{} // signalled once, at the first block kept: checkpoint now
+	firstKept  atomic.Bool
+	stopStored chan struct{} // closed when a stopped turn's reply is stored (or the turn ended)
 
 	// stopCtx ends when the turn is cancelled or superseded; stop ends it.
 	stopCtx context.Context
@@ -239,6 +248,15 @@ func (t *turn) discardThread(ctx context.Context) {
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
 	t.stopCtx, t.stop = context.WithCancelCause(wctx)
+	t.firstBlock, t.stopStored = make(chan struct{}, 1), make(chan struct{})
+	// A stopped turn's reply is stored as the user's stream ends, not after
+	// the drain; the AfterFunc also fires, harmlessly, when the turn ends.
+	var once sync.Once
+	stopStored := func() { once.Do(func() { close(t.stopStored) }) }
+	unstop := context.AfterFunc(t.stopCtx, func() {
+		defer stopStored()
+		t.stopWrite()
+	})
 	t.e.live.add(t)
 	unlink := func() bool { return false }
 	if t.e.cfg.CancelOnDetach {
@@ -254,6 +272,8 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 		defer unlink()
 		defer cancel()
 		defer close(out)
+		defer stopStored()
+		defer unstop()
 		defer t.e.live.remove(t)
 		t.work(wctx, func(b blocks.Block) {
 			select {
@@ -316,6 +336,9 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.input, nil)
 	keep := func(b blocks.Block) {
+		if !t.firstKept.Swap(true) {
+			t.firstBlock <- struct{}{} // buffered; watch checkpoints
+		}
 		t.mu.Lock()
 		if b.Kind == blocks.Markdown {
 			// Chunks are joined once per run, not re-copied per chunk.
@@ -380,44 +403,6 @@ func (t *turn) absorbProse() {
 	if t.prose.Len() > 0 {
 		t.stored = blocks.Absorb(t.stored, blocks.Block{Kind: blocks.Markdown, Content: t.prose.String()})
 		t.prose.Reset()
-	}
-}
-
-// persist writes the assistant message with everything the turn produced.
-// It runs on a fresh context so a timed-out or cancelled turn still saves
-// its partial output.
-func (t *turn) persist(ctx context.Context) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
-	defer cancel()
-	t.settle(ctx)
-	m := &t.reply
-	t.mu.Lock()
-	t.absorbProse()
-	m.Blocks = t.stored
-	t.mu.Unlock()
-	m.InputTokens, m.OutputTokens = t.usage.InputTokens, t.usage.OutputTokens
-	m.Status = store.StatusComplete
-	if t.err != nil {
-		// The stored transcript ends with the same error block that streamed.
-		m.Status = store.StatusFailed
-		if errors.Is(t.err, ErrCancelled) {
-			m.Status = store.StatusCancelled
-		}
-		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.err))
-	}
-	if msgs := persistable(t.msgs, t.invalid); len(msgs) > 0 {
-		raw, err := json.Marshal(storable(msgs))
-		if err != nil {
-			t.e.cfg.Logger.Error("assistant: encode model messages", "thread", t.thread.ID, "err", err)
-		}
-		m.ModelMessages = raw
-	}
-	m.UpdatedAt = t.e.cfg.Now()
-	if err := t.e.cfg.Store.UpdateMessage(ctx, m); err != nil {
-		t.e.cfg.Logger.Error("assistant: persist reply", "thread", t.thread.ID, "message", m.ID, "err", err)
-		if t.err == nil {
-			t.err = wrap(CodeInternal, "persist reply", err)
-		}
 	}
 }
 
