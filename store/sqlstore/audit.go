@@ -61,7 +61,7 @@ func (s *Store) ListAudit(ctx context.Context, f store.AuditFilter) ([]store.Aud
 	a.add(limit)
 	out, err := queryAll(ctx, s.db, s.rebind(q), a.a, func(row rowScanner) (store.AuditEvent, error) {
 		var e store.AuditEvent
-		err := row.Scan(&e.ID, &e.Kind, &e.ActorID, &e.ThreadID, jsonDest{(*[]byte)(&e.Data)}, timeDest{&e.CreatedAt})
+		err := row.Scan(&e.ID, &e.Kind, &e.ActorID, &e.ThreadID, s.json((*[]byte)(&e.Data)), timeDest{&e.CreatedAt})
 		return e, err
 	})
 	if err != nil {

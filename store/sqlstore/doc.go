@@ -24,12 +24,9 @@
 //
 // Ids are text on both (callers may choose ids that are not UUIDs; a
 // malformed id is simply not found). JSON (blocks, model messages, guard
-// categories, audit data) is jsonb on PostgreSQL, which may re-encode it
-// (key order, spacing) without changing its meaning, and TEXT on SQLite,
-// kept as given. A proposal's Args are the exception: ArgsHash hashes their
-// bytes, so they are json on PostgreSQL, which keeps the exact text, and
-// are kept byte for byte on SQLite too. Every value is bound as a
-// parameter; no SQL is built from input.
+// categories, audit data, a proposal's Args) is text on both, kept as
+// given: byte for byte, which Args need, since ArgsHash hashes their bytes.
+// Every value is bound as a parameter; no SQL is built from input.
 //
 // On SQLite, open the database with a busy timeout (as above): several
 // connections of the pool, or several processes, then wait for one
@@ -38,6 +35,33 @@
 // separate database per connection, so give its pool one connection that
 // never expires (SetMaxOpenConns(1), SetConnMaxLifetime(0)); it is for
 // tests.
+//
+// # Text
+//
+// Every string a model can produce is kept exactly, on both dialects: a
+// thread's title, a message's content, blocks and model messages, a
+// proposal's call id, Args and summary, audit data. That includes U+0000,
+// raw in a string or as the JSON escape \u0000, and lone surrogate escapes
+// such as \ud800, both of which jsonb refuses (that is why JSON is text,
+// not jsonb). Blocks and guard categories are stored in their JSON form,
+// so bytes in their strings that are not UTF-8 come back as U+FFFD, as
+// encoding/json writes them; every other string and JSON value is kept
+// byte for byte, UTF-8 or not.
+//
+// SQLite's TEXT holds any bytes, so values are stored as they are.
+// PostgreSQL text holds neither 0x00 nor bytes that are not UTF-8, so there
+// free text and JSON are stored escaped, with U+0001 as the escape
+// character: U+0000 is written U+0001 '0', U+0001 is U+0001 '1', and a
+// byte that is not UTF-8 is U+0001 'x' and its two lowercase hex digits.
+// The escape is undone on every read, is exact for every string, and
+// leaves any text without U+0000, U+0001 or invalid bytes unchanged, JSON
+// (which escapes control characters) included: a host reading the tables
+// directly sees plain text and JSON, and can cast a JSON column to json or
+// jsonb (jsonb refusing the rows that hold \u0000). The database must use
+// the UTF8 encoding. Keys and names (ids, owner and actor ids, kinds, tool
+// names, statuses) are compared in queries and stored as they are: on
+// PostgreSQL one holding U+0000 or a byte that is not UTF-8 is
+// store.ErrInvalid.
 //
 // # Migrations
 //
@@ -49,6 +73,11 @@
 // transaction with the row recording it in parley_schema_migrations, keyed
 // by component ("store") so other Parley SQL components can share the
 // table. SchemaVersion reports where a database stands.
+//
+// Version 4 escapes existing free text on PostgreSQL (see Text) and turns
+// its jsonb and json columns into text, which rewrites parley_messages and
+// parley_audit: on a large database it takes about as long as copying
+// them, with those tables locked.
 //
 // A database already migrated by a newer Parley is not touched: Migrate
 // returns an error wrapping ErrSchemaTooNew. Methods used on a database that
@@ -70,8 +99,8 @@
 // (wrapped) for the conditions package store documents. Unique violations
 // (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_PRIMARYKEY/UNIQUE) are
 // ErrConflict; values the database cannot hold (PostgreSQL data exceptions
-// such as a NUL character in text or JSON, invalid JSON, times out of range)
-// are ErrInvalid. When the context ends, the error wraps ctx.Err(). Anything
+// such as a NUL character in a key, invalid JSON, times out of range) are
+// ErrInvalid. When the context ends, the error wraps ctx.Err(). Anything
 // else (a closed pool, a lost connection) is an infrastructure error with the
 // driver's error in its chain. A failed method writes nothing: every
 // multi-statement write is one transaction, and the caller's values are

@@ -280,26 +280,49 @@ func TestTimesAreMicrosecondsInUTC(t *testing.T) {
 	}
 }
 
-// Values PostgreSQL cannot hold (a NUL character in text or JSON) are
-// ErrInvalid, the caller's fault, not an infrastructure failure.
-func TestPostgresRejectsNULAsInvalid(t *testing.T) {
-	s := migrated(t, sqltest.Postgres(t))
+// Free text and JSON take any string on PostgreSQL, escaped (U+0001 is the
+// escape character); keys and names are stored as they are, so one that
+// PostgreSQL cannot hold (a NUL in an owner id) is ErrInvalid, the
+// caller's fault, not an infrastructure failure, and nothing is written.
+func TestPostgresEscapesTextAndRefusesNULInKeys(t *testing.T) {
+	db := sqltest.Postgres(t)
+	s := migrated(t, db)
 	ctx := t.Context()
-	err := s.CreateThread(ctx, &store.Thread{OwnerID: "u", Title: "nul\x00here"})
-	if !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("CreateThread with a NUL in the title: err = %v, want ErrInvalid", err)
-	}
-	th := store.Thread{OwnerID: "u"}
+	th := store.Thread{OwnerID: "u", Title: "nul\x00here \x01 \xff"}
 	if err := s.CreateThread(ctx, &th); err != nil {
-		t.Fatal(err)
+		t.Fatalf("CreateThread with a NUL in the title: %v", err)
 	}
 	u, a := turn(th.ID)
 	a.Blocks = []blocks.Block{{Kind: blocks.Markdown, Content: "nul\x00here"}}
-	if err := s.AppendTurn(ctx, u, a); !errors.Is(err, store.ErrInvalid) {
-		t.Errorf("AppendTurn with a NUL in a block: err = %v, want ErrInvalid", err)
+	a.ModelMessages = []byte(`{"s":"\u0000 \ud800 \u0001"}`)
+	if err := s.AppendTurn(ctx, u, a); err != nil {
+		t.Fatalf("AppendTurn with a NUL in a block: %v", err)
 	}
-	if ms, _ := s.ListMessages(ctx, th.ID); len(ms) != 0 {
-		t.Errorf("the rejected turn left %d messages", len(ms))
+	// The stored form is the escaped one, and JSON without U+0001 is
+	// stored as given.
+	var title, blocksText, mm string
+	if err := db.QueryRowContext(ctx, `SELECT title FROM parley_threads WHERE id = $1`, th.ID).Scan(&title); err != nil {
+		t.Fatal(err)
+	}
+	if want := "nul\x010here \x011 \x01xff"; title != want {
+		t.Errorf("stored title = %q, want %q", title, want)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT blocks, model_messages FROM parley_messages WHERE id = $1`, a.ID).Scan(&blocksText, &mm); err != nil {
+		t.Fatal(err)
+	}
+	if want := `[{"kind":"markdown","content":"nul\u0000here"}]`; blocksText != want {
+		t.Errorf("stored blocks = %s, want %s", blocksText, want)
+	}
+	if want := string(a.ModelMessages); mm != want {
+		t.Errorf("stored model messages = %s, want %s", mm, want)
+	}
+
+	err := s.CreateThread(ctx, &store.Thread{OwnerID: "nul\x00owner"})
+	if !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("CreateThread with a NUL in the owner: err = %v, want ErrInvalid", err)
+	}
+	if ts, _ := s.ListThreads(ctx, "nul\x00owner", store.ListOptions{}); len(ts) != 0 {
+		t.Errorf("the refused thread was written")
 	}
 }
 

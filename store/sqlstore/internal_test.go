@@ -6,7 +6,9 @@ import (
 	"testing"
 )
 
-// Both dialects have the same migrations: a version means one schema.
+// Both dialects have the same migrations: a version means one schema. A
+// version may have nothing to do on one dialect (4, which escapes text on
+// PostgreSQL only): its file there holds only comments.
 func TestMigrationsMatchAcrossDialects(t *testing.T) {
 	lite, err := migrations(SQLite)
 	if err != nil {
@@ -23,7 +25,7 @@ func TestMigrationsMatchAcrossDialects(t *testing.T) {
 		if lite[i].Version != pg[i].Version || lite[i].Name != pg[i].Name {
 			t.Errorf("migration %d: SQLite %d_%s, PostgreSQL %d_%s", i, lite[i].Version, lite[i].Name, pg[i].Version, pg[i].Name)
 		}
-		if len(lite[i].Stmts) != len(pg[i].Stmts) {
+		if len(lite[i].Stmts) != len(pg[i].Stmts) && len(lite[i].Stmts) != 0 && len(pg[i].Stmts) != 0 {
 			t.Errorf("migration %d: %d SQLite statements, %d PostgreSQL ones", lite[i].Version, len(lite[i].Stmts), len(pg[i].Stmts))
 		}
 	}

@@ -20,14 +20,14 @@ const messageColumns = `id, thread_id, seq, role, status, content, blocks, model
 	input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude,
 	created_at, updated_at`
 
-func scanMessage(row rowScanner) (store.Message, error) {
+func (s *Store) scanMessage(row rowScanner) (store.Message, error) {
 	var (
 		m                    store.Message
 		rawBlocks, rawGuards []byte
 	)
-	err := row.Scan(&m.ID, &m.ThreadID, &m.Seq, &m.Role, &m.Status, &m.Content,
-		jsonDest{&rawBlocks}, jsonDest{(*[]byte)(&m.ModelMessages)},
-		&m.InputTokens, &m.OutputTokens, &m.Guard.Action, &m.Guard.Severity, jsonDest{&rawGuards},
+	err := row.Scan(&m.ID, &m.ThreadID, &m.Seq, &m.Role, &m.Status, s.text(&m.Content),
+		s.json(&rawBlocks), s.json((*[]byte)(&m.ModelMessages)),
+		&m.InputTokens, &m.OutputTokens, &m.Guard.Action, &m.Guard.Severity, s.json(&rawGuards),
 		&m.Guard.ExcludeFromHistory, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
 	if err != nil {
 		return store.Message{}, err
@@ -85,7 +85,7 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 	}
 	ins := s.args(2 * messageArgs)
 	for _, m := range []*store.Message{&u, &a} {
-		ins.add(m.ID, m.ThreadID, 0, string(m.Role), string(m.Status), m.Content).
+		ins.add(m.ID, m.ThreadID, 0, string(m.Role), string(m.Status)).text(m.Content).
 			blocks(m.Blocks).json("model messages", m.ModelMessages).
 			add(m.InputTokens, m.OutputTokens, m.Guard.Action, m.Guard.Severity).
 			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory).
@@ -190,7 +190,7 @@ func (s *Store) GetMessage(ctx context.Context, id string) (store.Message, error
 	if err := ctx.Err(); err != nil {
 		return store.Message{}, fail(ctx, op, err)
 	}
-	m, err := scanMessage(s.db.QueryRowContext(ctx,
+	m, err := s.scanMessage(s.db.QueryRowContext(ctx,
 		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Message{}, notFound(op, "message", id)
@@ -209,7 +209,7 @@ func (s *Store) ListMessages(ctx context.Context, threadID string) ([]store.Mess
 		return nil, fail(ctx, op, err)
 	}
 	out, err := queryAll(ctx, s.db,
-		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE thread_id = ? ORDER BY seq`), []any{threadID}, scanMessage)
+		s.rebind(`SELECT `+messageColumns+` FROM parley_messages WHERE thread_id = ? ORDER BY seq`), []any{threadID}, s.scanMessage)
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}

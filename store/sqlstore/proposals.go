@@ -17,10 +17,10 @@ const proposalInsert = `token, user_id, thread_id, message_id, call_id, tool, ar
 
 const proposalColumns = proposalInsert + `, decided_at`
 
-func scanProposal(row rowScanner) (store.Proposal, error) {
+func (s *Store) scanProposal(row rowScanner) (store.Proposal, error) {
 	var p store.Proposal
-	err := row.Scan(&p.Token, &p.UserID, &p.ThreadID, &p.MessageID, &p.CallID, &p.Tool,
-		jsonDest{(*[]byte)(&p.Args)}, &p.ArgsHash, &p.Summary, &p.Status,
+	err := row.Scan(&p.Token, &p.UserID, &p.ThreadID, &p.MessageID, s.text(&p.CallID), &p.Tool,
+		s.json((*[]byte)(&p.Args)), &p.ArgsHash, s.text(&p.Summary), &p.Status,
 		timeDest{&p.CreatedAt}, timeDest{&p.ExpiresAt}, timePtrDest{&p.DecidedAt})
 	return p, err
 }
@@ -55,8 +55,8 @@ func (s *Store) CreateProposal(ctx context.Context, p *store.Proposal) error {
 	if row.CreatedAt.IsZero() {
 		row.CreatedAt = s.clock()
 	}
-	a := s.args(12).add(row.Token, row.UserID, row.ThreadID, row.MessageID, row.CallID, row.Tool).
-		exactJSON("args", row.Args).add(row.ArgsHash, row.Summary, string(row.Status)).
+	a := s.args(12).add(row.Token, row.UserID, row.ThreadID, row.MessageID).text(row.CallID).add(row.Tool).
+		exactJSON("args", row.Args).add(row.ArgsHash).text(row.Summary).add(string(row.Status)).
 		time(row.CreatedAt).time(row.ExpiresAt)
 	if a.err != nil {
 		return invalid(op, "%v", a.err)
@@ -92,7 +92,7 @@ func (s *Store) GetProposal(ctx context.Context, token string) (store.Proposal, 
 	if err := ctx.Err(); err != nil {
 		return store.Proposal{}, fail(ctx, op, err)
 	}
-	p, err := scanProposal(s.db.QueryRowContext(ctx,
+	p, err := s.scanProposal(s.db.QueryRowContext(ctx,
 		s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals WHERE token = ?`), token))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Proposal{}, noProposal(op)
@@ -139,7 +139,7 @@ func (s *Store) DecideProposal(ctx context.Context, token string, status store.P
 	err := s.write(ctx, func(q querier) error {
 		for range 2 {
 			var err error
-			p, err = scanProposal(q.QueryRowContext(ctx, s.rebind(`UPDATE parley_proposals
+			p, err = s.scanProposal(q.QueryRowContext(ctx, s.rebind(`UPDATE parley_proposals
 				SET status = CASE WHEN expires_at > ? THEN ? ELSE ? END, decided_at = ?
 				WHERE token = ? AND status = ?
 				RETURNING `+proposalColumns), a.a...))
@@ -147,7 +147,7 @@ func (s *Store) DecideProposal(ctx context.Context, token string, status store.P
 				updated = err == nil
 				return err
 			}
-			p, err = scanProposal(q.QueryRowContext(ctx,
+			p, err = s.scanProposal(q.QueryRowContext(ctx,
 				s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals WHERE token = ?`+lock), token))
 			if errors.Is(err, sql.ErrNoRows) {
 				return nil
@@ -225,7 +225,7 @@ func (s *Store) ListProposals(ctx context.Context, threadID string) ([]store.Pro
 		return nil, fail(ctx, op, err)
 	}
 	out, err := queryAll(ctx, s.db, s.rebind(`SELECT `+proposalColumns+` FROM parley_proposals
-		WHERE thread_id = ? ORDER BY created_at, n`), []any{threadID}, scanProposal)
+		WHERE thread_id = ? ORDER BY created_at, n`), []any{threadID}, s.scanProposal)
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}

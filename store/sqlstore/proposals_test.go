@@ -167,7 +167,7 @@ func TestDecideProposalAcrossInstances(t *testing.T) {
 
 // Values the database cannot hold as given are ErrInvalid, and nothing is
 // written: Args that are not JSON (both dialects) and, on PostgreSQL, a NUL
-// character in text.
+// character in a key (free text such as the summary is escaped instead).
 func TestCreateProposalRejectsWhatItCannotStore(t *testing.T) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -183,8 +183,8 @@ func TestCreateProposalRejectsWhatItCannotStore(t *testing.T) {
 			bad["Args that are not JSON"] = p
 			if s.Dialect() == sqlstore.Postgres {
 				p = proposal(th.ID)
-				p.Summary = "nul\x00here"
-				bad["a NUL in the summary"] = p
+				p.UserID = "nul\x00here"
+				bad["a NUL in the user id"] = p
 			}
 			for name, p := range bad {
 				if err := s.CreateProposal(t.Context(), p); !errors.Is(err, store.ErrInvalid) {

@@ -17,9 +17,9 @@ const threadColumns = `id, owner_id, title, created_at, updated_at, archived_at,
 // which only AppendTurn changes.
 const threadSelect = threadColumns + `, last_seq`
 
-func scanThread(row rowScanner) (store.Thread, error) {
+func (s *Store) scanThread(row rowScanner) (store.Thread, error) {
 	var t store.Thread
-	err := row.Scan(&t.ID, &t.OwnerID, &t.Title, timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
+	err := row.Scan(&t.ID, &t.OwnerID, s.text(&t.Title), timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
 		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt}, &t.LastSeq)
 	return t, err
 }
@@ -45,7 +45,7 @@ func (s *Store) CreateThread(ctx context.Context, t *store.Thread) error {
 	if row.UpdatedAt.IsZero() {
 		row.UpdatedAt = now
 	}
-	a := s.args(7).add(row.ID, row.OwnerID, row.Title).time(row.CreatedAt).time(row.UpdatedAt).
+	a := s.args(7).add(row.ID, row.OwnerID).text(row.Title).time(row.CreatedAt).time(row.UpdatedAt).
 		timePtr(row.ArchivedAt).timePtr(row.CancelRequestedAt)
 	if a.err != nil {
 		return invalid(op, "%v", a.err)
@@ -64,7 +64,7 @@ func (s *Store) GetThread(ctx context.Context, id string) (store.Thread, error) 
 	if err := ctx.Err(); err != nil {
 		return store.Thread{}, fail(ctx, op, err)
 	}
-	t, err := scanThread(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+threadSelect+` FROM parley_threads WHERE id = ?`), id))
+	t, err := s.scanThread(s.db.QueryRowContext(ctx, s.rebind(`SELECT `+threadSelect+` FROM parley_threads WHERE id = ?`), id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return store.Thread{}, notFound(op, "thread", id)
 	}
@@ -100,7 +100,7 @@ func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.List
 	if a.err != nil {
 		return nil, invalid(op, "%v", a.err)
 	}
-	out, err := queryAll(ctx, s.db, s.rebind(q), a.a, scanThread)
+	out, err := queryAll(ctx, s.db, s.rebind(q), a.a, s.scanThread)
 	if err != nil {
 		return nil, fail(ctx, op, err)
 	}
@@ -112,7 +112,7 @@ func (s *Store) ListThreads(ctx context.Context, ownerID string, opts store.List
 func (s *Store) RenameThread(ctx context.Context, id, title string) error {
 	return s.updateThread(ctx, "rename thread", id,
 		`UPDATE parley_threads SET title = ?, updated_at = ? WHERE id = ?`,
-		s.args(3).add(title).time(s.clock()).add(id))
+		s.args(3).text(title).time(s.clock()).add(id))
 }
 
 // ArchiveThread implements store.Threads. An archived thread keeps its

@@ -36,8 +36,22 @@ func (a *args) fail(format string, v ...any) {
 	}
 }
 
-// add appends values that need no conversion (strings, integers, bools).
+// add appends values that need no conversion: integers, bools, and
+// strings that are keys or names (ids, owners, kinds, statuses), which are
+// compared in queries and stored as they are.
 func (a *args) add(v ...any) *args { a.a = append(a.a, v...); return a }
+
+// text appends free text (a title, a message's content, a summary, a model's
+// call id) or JSON text: any string, escaped on PostgreSQL (see
+// escapeText), which leaves JSON unchanged unless it holds U+0001 or bytes
+// that are not UTF-8.
+func (a *args) text(s string) *args {
+	if a.d == Postgres {
+		s = escapeText(s)
+	}
+	a.a = append(a.a, s)
+	return a
+}
 
 // time appends an instant at microsecond precision in UTC.
 func (a *args) time(t time.Time) *args {
@@ -73,8 +87,7 @@ func (a *args) json(what string, raw []byte) *args {
 	if !json.Valid(raw) {
 		a.fail("%s is not valid JSON", what)
 	}
-	a.a = append(a.a, string(raw))
-	return a
+	return a.text(string(raw))
 }
 
 // exactJSON appends raw JSON as the very bytes given, for a value whose
@@ -88,8 +101,7 @@ func (a *args) exactJSON(what string, raw []byte) *args {
 	if !json.Valid(raw) {
 		a.fail("%s is not valid JSON", what)
 	}
-	a.a = append(a.a, string(raw))
-	return a
+	return a.text(string(raw))
 }
 
 // blocks appends blocks in their stored (verbose) JSON form; none is NULL.
@@ -108,8 +120,7 @@ func (a *args) blocks(bs []blocks.Block) *args {
 		buf = append(buf, enc...)
 	}
 	buf = append(buf, ']')
-	a.a = append(a.a, string(buf))
-	return a
+	return a.text(string(buf))
 }
 
 // strings appends a list of strings as a JSON array; none is NULL.
@@ -122,8 +133,7 @@ func (a *args) strings(ss []string) *args {
 	if err != nil {
 		a.fail("%v", err)
 	}
-	a.a = append(a.a, string(b))
-	return a
+	return a.text(string(b))
 }
 
 // timeDest scans an instant stored by either dialect into a UTC time.
@@ -177,27 +187,63 @@ func scanTime(src any) (time.Time, bool, error) {
 	return t.UTC(), true, nil
 }
 
-// jsonDest scans a nullable JSON column into a fresh byte slice; NULL is nil.
-type jsonDest struct{ b *[]byte }
+// textDest scans a free-text column written by args.text; escaped says
+// the stored form is escaped (PostgreSQL).
+type textDest struct {
+	s       *string
+	escaped bool
+}
 
-func (d jsonDest) Scan(src any) error {
+func (d textDest) Scan(src any) error {
 	switch v := src.(type) {
-	case nil:
-		*d.b = nil
 	case string:
-		*d.b = []byte(v)
+		*d.s = v
 	case []byte:
-		*d.b = bytes.Clone(v)
+		*d.s = string(v)
 	default:
-		// pgx may decode jsonb itself when asked for an interface value.
-		b, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("sqlstore: cannot scan %T as JSON: %w", src, err)
-		}
-		*d.b = b
+		return fmt.Errorf("sqlstore: cannot scan %T as text", src)
+	}
+	if d.escaped {
+		*d.s = unescapeText(*d.s)
 	}
 	return nil
 }
+
+// jsonDest scans a nullable JSON column written by args.text into a
+// fresh byte slice; NULL is nil. escaped as for textDest.
+type jsonDest struct {
+	b       *[]byte
+	escaped bool
+}
+
+func (d jsonDest) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case nil:
+		*d.b = nil
+		return nil
+	case string:
+		s = v
+	case []byte:
+		if !d.escaped {
+			*d.b = bytes.Clone(v)
+			return nil
+		}
+		s = string(v)
+	default:
+		return fmt.Errorf("sqlstore: cannot scan %T as JSON", src)
+	}
+	if d.escaped {
+		s = unescapeText(s)
+	}
+	*d.b = []byte(s)
+	return nil
+}
+
+// text and json return the destinations of free-text and JSON columns in
+// the store's dialect.
+func (s *Store) text(p *string) textDest { return textDest{p, s.dialect == Postgres} }
+func (s *Store) json(p *[]byte) jsonDest { return jsonDest{p, s.dialect == Postgres} }
 
 // decodeBlocks reads the stored form written by args.blocks.
 func decodeBlocks(raw []byte) ([]blocks.Block, error) {

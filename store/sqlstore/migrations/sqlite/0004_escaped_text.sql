@@ -1,0 +1,4 @@
+-- Parley store, version 4: nothing to do on SQLite. Its TEXT holds any
+-- bytes, NUL included, so the store writes every string as it is given.
+-- On PostgreSQL this version escapes free text and turns the JSON columns
+-- into text, so that they hold any string a model can produce.
