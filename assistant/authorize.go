@@ -3,7 +3,9 @@ package assistant
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/store"
@@ -124,4 +126,46 @@ func (r RoleAuthorizer) grants(u parley.User, spec *tools.Spec) bool {
 
 func hasAny(u parley.User, roles []string) bool {
 	return slices.ContainsFunc(roles, u.HasRole)
+}
+
+// checkGrants reports the grants of a RoleAuthorizer that name no tool and
+// no category of reg: a typo there denies a tool silently, and the user
+// only sees the model fail to use it.
+func checkGrants(a Authorizer, reg tools.Registry) []error {
+	var r RoleAuthorizer
+	switch v := a.(type) {
+	case RoleAuthorizer:
+		r = v
+	case *RoleAuthorizer:
+		if v == nil {
+			return nil
+		}
+		r = *v
+	default:
+		return nil
+	}
+	names, cats := map[string]bool{}, map[string]bool{}
+	if reg != nil {
+		for _, t := range reg.All() {
+			s := t.Spec()
+			names[s.Name], cats[s.Category] = true, s.Category != ""
+		}
+	}
+	var errs []error
+	for _, role := range slices.Sorted(maps.Keys(r.Tools)) {
+		for _, g := range r.Tools[role] {
+			cat, isCat := strings.CutPrefix(g, "category:")
+			switch {
+			case g == "*", isCat && cats[cat], !isCat && names[g]:
+				continue
+			case isCat:
+				errs = append(errs, fmt.Errorf("RoleAuthorizer.Tools[%q] grants %q, but no tool has the category %q", role, g, cat))
+			case cats[g]:
+				errs = append(errs, fmt.Errorf("RoleAuthorizer.Tools[%q] grants %q, which names no tool; for the category, grant %q", role, g, "category:"+g))
+			default:
+				errs = append(errs, fmt.Errorf("RoleAuthorizer.Tools[%q] grants %q, which names no tool in Config.Tools", role, g))
+			}
+		}
+	}
+	return errs
 }

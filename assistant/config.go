@@ -182,6 +182,9 @@ func (c *Config) validate() error {
 			}
 		}
 	}
+	if set, ok := c.Tools.(*tools.Set); !ok || set != nil {
+		errs = append(errs, checkGrants(c.Authorizer, c.Tools)...)
+	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
 		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {
 		errs = append(errs, errors.New("limits must not be negative"))

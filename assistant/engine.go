@@ -126,13 +126,16 @@ func (e *Engine) Stream(ctx context.Context, u parley.User, req Request) iter.Se
 
 // errorBlock logs err and turns it into a terminal block showing only its code.
 func (e *Engine) errorBlock(err error) blocks.Block {
-	code := Code(err)
-	if code == CodeInternal {
+	switch code := Code(err); code {
+	case CodeInternal:
 		e.cfg.Logger.Error("assistant: turn failed", "err", err)
-	} else {
+	case CodeModelBusy, CodeModelTimeout, CodeModelUnavailable:
+		// The model's endpoint failed: an operator needs to see this.
+		e.cfg.Logger.Warn("assistant: model call failed", "code", string(code), "err", err)
+	default:
 		e.cfg.Logger.Info("assistant: turn refused", "code", string(code), "err", err)
 	}
-	return blocks.Block{Kind: blocks.Error, ErrorCode: string(code), Content: userMessage(err)}
+	return e.errorBlockQuiet(err)
 }
 
 // userMessage is what a user may read about err.

@@ -213,12 +213,12 @@ func TestToolCallIDsAreUniqueAcrossRounds(t *testing.T) {
 func TestATurnWithoutTextEndsWithAReadableAnswer(t *testing.T) {
 	// No tools are offered, and the model calls one anyway with no text.
 	p := fake.New(fake.Turn{fake.CallTool("c1", "get_weather", `{"city":"A"}`)})
-	h := newHarness(t, p, func(c *assistant.Config) { c.Tools = nil })
+	h := newHarness(t, p, func(c *assistant.Config) { c.Tools, c.Authorizer = nil, assistant.RoleAuthorizer{} })
 	reply, _, err := h.collect(t, alice, assistant.Request{Message: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if reply.Text == "" || reply.Finish != "empty" {
+	if reply.Text == "" || reply.Finish != assistant.FinishEmpty {
 		t.Errorf("reply text %q finish %q, want a fallback answer and finish empty", reply.Text, reply.Finish)
 	}
 }

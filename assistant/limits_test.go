@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 )
 
@@ -81,5 +84,37 @@ func BenchmarkOversizedPageContext(b *testing.B) {
 		if _, err := assistant.Collect(h.eng.Stream(context.Background(), alice, assistant.Request{Message: "hi", PageContext: pc})); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// levelRecorder keeps the level of every log record.
+type levelRecorder struct {
+	mu     sync.Mutex
+	levels map[string]slog.Level
+}
+
+func (r *levelRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *levelRecorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.levels[rec.Message] = rec.Level
+	return nil
+}
+func (r *levelRecorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *levelRecorder) WithGroup(string) slog.Handler      { return r }
+
+// A dead model endpoint is logged as a warning an operator sees, not as an
+// informational refusal.
+func TestModelFailureIsLoggedAsAWarning(t *testing.T) {
+	p := fake.New(fake.Turn{fake.Fail(&providers.Error{Category: providers.CategoryConnection, Err: errors.New("connection refused")})})
+	rec := &levelRecorder{levels: map[string]slog.Level{}}
+	h := newHarness(t, p, func(c *assistant.Config) { c.Logger = slog.New(rec) })
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "hi"}); !errors.Is(err, assistant.ErrModelUnavailable) {
+		t.Fatalf("err = %v, want ErrModelUnavailable", err)
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if lvl, ok := rec.levels["assistant: model call failed"]; !ok || lvl != slog.LevelWarn {
+		t.Errorf("log records %v, want the model failure at WARN", rec.levels)
 	}
 }
