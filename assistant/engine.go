@@ -317,7 +317,7 @@ func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind Acti
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return store.Thread{}, err
 	}
-	if id == "" || len(id) > 128 || !utf8.ValidString(id) {
+	if id == "" || len(id) > 128 || !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 {
 		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
 	}
 	t, err := e.cfg.Store.GetThread(ctx, id)

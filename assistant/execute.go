@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -26,12 +27,17 @@ type ExecuteRequest struct {
 // must be one Tools(u, page) lists and not client-side, else CodeNotFound, whether it does not
 // exist or u may not use it. The arguments go through the guard and the
 // schema, the call counts against ToolRate, and it is audited with
-// transport "http". Because the user asked for it themselves, Mutate and
+// transport "http". Arguments longer than Config.MaxMessageBytes are
+// refused with CodeTooLarge before anything reads them. Because the user asked for it themselves, Mutate and
 // Destructive tools run without a proposal. Tool failures are in the
 // Result; the error is for the gate and infrastructure.
 func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequest) (tools.Result, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return tools.Result{}, err
+	}
+	if len(req.Args) > e.cfg.MaxMessageBytes {
+		// Refused before the guard or the schema reads a byte of it.
+		return tools.Result{}, wrap(CodeTooLarge, "execute tool", fmt.Errorf("arguments are %d bytes, limit %d", len(req.Args), e.cfg.MaxMessageBytes))
 	}
 	offered := e.offeredTools(ctx, u, req.Page)
 	i := slices.IndexFunc(offered, func(o offeredTool) bool { return o.spec.Name == req.Tool })

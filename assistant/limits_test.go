@@ -118,3 +118,20 @@ func TestModelFailureIsLoggedAsAWarning(t *testing.T) {
 		t.Errorf("log records %v, want the model failure at WARN", rec.levels)
 	}
 }
+
+// Arguments over MaxMessageBytes for a direct execution are refused before
+// the guard or the tool sees them.
+func TestExecuteRefusesOversizedArgumentsFirst(t *testing.T) {
+	h := newHarness(t, fake.New(), func(c *assistant.Config) { c.MaxMessageBytes = 1024 })
+	args := json.RawMessage(`{"city":"` + strings.Repeat("a", 2048) + `"}`)
+	_, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "get_weather", Args: args})
+	if !errors.Is(err, assistant.ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if n := h.runs["get_weather"].Load(); n != 0 {
+		t.Errorf("the tool ran %d times", n)
+	}
+	if _, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "get_weather", Args: json.RawMessage(`{"city":"Oslo"}`)}); err != nil {
+		t.Errorf("a small call: %v", err)
+	}
+}
