@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -85,9 +86,30 @@ func proposals(t *testing.T, srv *httptest.Server, user, thread string) []propos
 	return body.Proposals
 }
 
-func notesWithText(a *app, user, text string) int {
+// notesOf returns user's notes in the app.
+func notesOf(t *testing.T, a *app, user string) []note {
+	t.Helper()
+	ns, err := a.notes.list(context.Background(), user)
+	if err != nil {
+		t.Fatalf("%s's notes: %v", user, err)
+	}
+	return ns
+}
+
+// hasNote reports whether user has the note with that id in the app.
+func hasNote(t *testing.T, a *app, user, id string) bool {
+	t.Helper()
+	_, ok, err := a.notes.find(context.Background(), user, id)
+	if err != nil {
+		t.Fatalf("%s's note %s: %v", user, id, err)
+	}
+	return ok
+}
+
+func notesWithText(t *testing.T, a *app, user, text string) int {
+	t.Helper()
 	n := 0
-	for _, nt := range a.notes.list(user) {
+	for _, nt := range notesOf(t, a, user) {
 		if nt.Text == text {
 			n++
 		}
@@ -119,7 +141,7 @@ func TestDemoAddNoteWaitsForApprovalAndRunsOnce(t *testing.T) {
 			t.Errorf("card %+v", c)
 		}
 		call := blocksOf(bs, blocks.ToolCall)[0]
-		if n := notesWithText(a, "alice", "buy bread"); n != 0 {
+		if n := notesWithText(t, a, "alice", "buy bread"); n != 0 {
 			t.Fatalf("the note exists %d times before anyone approved it", n)
 		}
 		if ps := proposals(t, srv, "alice", thread); len(ps) != 1 || ps[0].Token != c.ID || ps[0].Status != "pending" {
@@ -143,7 +165,7 @@ func TestDemoAddNoteWaitsForApprovalAndRunsOnce(t *testing.T) {
 		if md := markdown(bs); !strings.Contains(md, "Done — I added the note “buy bread”") {
 			t.Errorf("acknowledgment %q", md)
 		}
-		if n := notesWithText(a, "alice", "buy bread"); n != 1 {
+		if n := notesWithText(t, a, "alice", "buy bread"); n != 1 {
 			t.Fatalf("after apply the note exists %d times, want 1", n)
 		}
 
@@ -153,7 +175,7 @@ func TestDemoAddNoteWaitsForApprovalAndRunsOnce(t *testing.T) {
 				t.Errorf("replayed decision (apply %v): %d %s %q, want 409 conflict", apply, status, code, msg)
 			}
 		}
-		if n := notesWithText(a, "alice", "buy bread"); n != 1 {
+		if n := notesWithText(t, a, "alice", "buy bread"); n != 1 {
 			t.Errorf("after the replays the note exists %d times, want 1", n)
 		}
 		if ps := proposals(t, srv, "alice", thread); len(ps) != 1 || ps[0].Status != "applied" || ps[0].Summary != c.Content {
@@ -164,7 +186,7 @@ func TestDemoAddNoteWaitsForApprovalAndRunsOnce(t *testing.T) {
 
 func TestDemoDeclinedNoteLeavesNotesUnchanged(t *testing.T) {
 	srv, a := newTestApp(t, settings{})
-	before := a.notes.list("alice")
+	before := notesOf(t, a, "alice")
 	bs := chat(t, srv, "alice", "add note buy bread")
 	thread, c := bs[0].Meta.ThreadID, card(t, bs)
 
@@ -175,7 +197,7 @@ func TestDemoDeclinedNoteLeavesNotesUnchanged(t *testing.T) {
 	if md := markdown(bs); !strings.Contains(md, "OK, I left your notes unchanged.") {
 		t.Errorf("acknowledgment %q", md)
 	}
-	if after := a.notes.list("alice"); !slices.Equal(after, before) {
+	if after := notesOf(t, a, "alice"); !slices.Equal(after, before) {
 		t.Errorf("notes after the decline: %+v, want %+v", after, before)
 	}
 	if ps := proposals(t, srv, "alice", thread); len(ps) != 1 || ps[0].Status != "declined" {
@@ -184,7 +206,7 @@ func TestDemoDeclinedNoteLeavesNotesUnchanged(t *testing.T) {
 	if status, code, msg := refused(t, srv, "alice", decision(thread, c.ID, true)); status != http.StatusConflict || !strings.Contains(msg, "already declined") {
 		t.Errorf("applying a declined card: %d %s %q, want 409", status, code, msg)
 	}
-	if n := notesWithText(a, "alice", "buy bread"); n != 0 {
+	if n := notesWithText(t, a, "alice", "buy bread"); n != 0 {
 		t.Errorf("the declined note exists %d times", n)
 	}
 }
@@ -196,7 +218,7 @@ func TestDemoDeleteNoteAfterApproval(t *testing.T) {
 	if c.Name != "delete_note" || c.Tag != "destructive" || c.Content != "Delete note 1 (“Buy oat milk”)" {
 		t.Errorf("card %+v", c)
 	}
-	if _, ok := a.notes.find("alice", "1"); !ok {
+	if !hasNote(t, a, "alice", "1") {
 		t.Fatal("note 1 went before the card was applied")
 	}
 	bs = stream(t, srv, "alice", decision(thread, c.ID, true))
@@ -206,7 +228,7 @@ func TestDemoDeleteNoteAfterApproval(t *testing.T) {
 	if md := markdown(bs); !strings.Contains(md, "Done — I deleted note 1 (“Buy oat milk”)") {
 		t.Errorf("acknowledgment %q", md)
 	}
-	if _, ok := a.notes.find("alice", "1"); ok {
+	if hasNote(t, a, "alice", "1") {
 		t.Error("note 1 is still there after apply")
 	}
 }
@@ -231,7 +253,7 @@ func TestDemoDeleteOfAMissingNoteShowsNoCard(t *testing.T) {
 			t.Errorf("%q: proposals %+v, want none", msg, ps)
 		}
 	}
-	if _, ok := a.notes.find("sam", "3"); !ok {
+	if !hasNote(t, a, "sam", "3") {
 		t.Error("sam's note went")
 	}
 }
@@ -270,13 +292,13 @@ func TestDemoNewNoteAsksWithAFormThenProposesTheNote(t *testing.T) {
 	if status, code, _ := refused(t, srv, "alice", formAnswer(thread, id, map[string]any{"text": "again"})); status != http.StatusConflict || code != "conflict" {
 		t.Errorf("answering the form twice: %d %s, want 409 conflict", status, code)
 	}
-	if n := notesWithText(a, "alice", "water the plants"); n != 0 {
+	if n := notesWithText(t, a, "alice", "water the plants"); n != 0 {
 		t.Fatalf("the note exists %d times before approval", n)
 	}
 	stream(t, srv, "alice", decision(thread, c.ID, true))
-	i := slices.IndexFunc(a.notes.list("alice"), func(nt note) bool { return nt.Text == "water the plants" })
-	if i < 0 || a.notes.list("alice")[i].Tag != "personal" {
-		t.Errorf("alice's notes %+v, want the answered note tagged personal", a.notes.list("alice"))
+	i := slices.IndexFunc(notesOf(t, a, "alice"), func(nt note) bool { return nt.Text == "water the plants" })
+	if i < 0 || notesOf(t, a, "alice")[i].Tag != "personal" {
+		t.Errorf("alice's notes %+v, want the answered note tagged personal", notesOf(t, a, "alice"))
 	}
 }
 
@@ -347,7 +369,7 @@ func TestDemoPageRunsEveryClientSideTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := demoTools(newNotes())
+	reg, err := demoTools(newMemoryNotes())
 	if err != nil {
 		t.Fatal(err)
 	}

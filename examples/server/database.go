@@ -20,47 +20,61 @@ import (
 	"github.com/parleyhq/parley/store/sqlstore"
 )
 
-// openStore opens the store and the quota ledger the settings name:
-// PostgreSQL for a postgres:// DatabaseURL, else a SQLite file at
-// DatabasePath, else memory. It runs the migrations. The returned close func
-// releases the database.
-func openStore(ctx context.Context, s settings, log *slog.Logger) (store.Store, quota.Ledger, func() error, error) {
+// database is what the example keeps: the threads, the quota ledger and
+// the demo notes, all in one database, or all in memory.
+type database struct {
+	store  store.Store
+	ledger quota.Ledger
+	notes  *notes
+	close  func() error // releases the database
+}
+
+// openDatabase opens the database the settings name: PostgreSQL for a
+// postgres:// DatabaseURL, else a SQLite file at DatabasePath, else memory.
+// It runs the store's and the ledger's migrations and sets up the notes.
+func openDatabase(ctx context.Context, s settings, log *slog.Logger) (database, error) {
 	policy := quota.Policy{Defaults: s.Quota}
 	var db *sql.DB
 	var err error
+	postgres := false
 	switch {
 	case strings.HasPrefix(s.DatabaseURL, "postgres://") || strings.HasPrefix(s.DatabaseURL, "postgresql://"):
 		db, err = sql.Open("pgx", s.DatabaseURL)
+		postgres = true
 		log.Info("using PostgreSQL", "host", hostOf(s.DatabaseURL))
 	case s.DatabaseURL != "":
-		return nil, nil, nil, fmt.Errorf("PARLEY_DATABASE_URL: want a postgres:// URL")
+		return database{}, fmt.Errorf("PARLEY_DATABASE_URL: want a postgres:// URL")
 	case s.DatabasePath != "":
 		db, err = sql.Open("sqlite", "file:"+s.DatabasePath+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 		log.Info("using SQLite", "file", s.DatabasePath)
 	default:
-		log.Info("using the in-memory store: conversations are lost on restart")
+		log.Info("using the in-memory store: conversations and notes are lost on restart")
 		l, err := memquota.New(policy)
-		return memstore.New(), l, func() error { return nil }, err
+		return database{store: memstore.New(), ledger: l, notes: newMemoryNotes(), close: func() error { return nil }}, err
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return database{}, err
 	}
-	st, err := sqlstore.New(db, sqlstore.Options{})
+	d := database{close: db.Close}
+	sq, err := sqlstore.New(db, sqlstore.Options{})
 	if err == nil {
-		err = st.Migrate(ctx)
+		d.store, err = sq, sq.Migrate(ctx)
 	}
 	var l *sqlquota.Ledger
 	if err == nil {
 		l, err = sqlquota.New(db, policy, sqlquota.Options{})
 	}
 	if err == nil {
-		err = l.Migrate(ctx)
+		d.ledger, err = l, l.Migrate(ctx)
+	}
+	if err == nil {
+		d.notes, err = openNotes(ctx, db, postgres)
 	}
 	if err != nil {
 		_ = db.Close()
-		return nil, nil, nil, fmt.Errorf("database: %w", err)
+		return database{}, fmt.Errorf("database: %w", err)
 	}
-	return st, l, db.Close, nil
+	return d, nil
 }
 
 // hostOf names a database URL's host without its credentials, for the log.

@@ -17,7 +17,16 @@
 //     result back ("what time is it in my browser").
 //
 // With no configuration it uses a built-in deterministic demo model and a
-// SQLite file, ./parley.db. Environment:
+// SQLite file, ./parley.db.
+//
+// The notes live in the same database as the threads, in a table of the
+// example's own, demo_notes (created at start if missing), so what a
+// transcript says about them stays true after a restart; with the memory
+// store they are in memory too. At start, each demo user who has no notes
+// is given a few. Note ids are never reused, so a confirm card for a note
+// that has since gone can only find nothing, never act on a newer note.
+//
+// Environment:
 //
 //	PARLEY_ADDR          listen address (default :8080)
 //	PARLEY_LLM_BASE_URL  an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1

@@ -22,7 +22,6 @@ import (
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/openai"
 	"github.com/parleyhq/parley/quota"
-	"github.com/parleyhq/parley/store"
 )
 
 //go:embed web
@@ -202,14 +201,12 @@ func authenticate(r *http.Request) (parley.User, error) {
 	return u, nil
 }
 
-// app is the example's HTTP handler and the Engine behind it.
+// app is the example's HTTP handler, the Engine behind it and what the
+// Engine and the notes keep in the database.
 type app struct {
 	http.Handler
 	engine *assistant.Engine
-	ledger quota.Ledger
-	store  store.Store
-	notes  *notes
-	close  func() error // releases the database
+	database
 }
 
 // sweepInterrupted marks replies whose turn died with a previous process
@@ -285,11 +282,6 @@ func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
 
 // newHandler wires the notes app, the Engine and the HTTP API.
 func newHandler(s settings, log *slog.Logger) (*app, error) {
-	ns := newNotes()
-	reg, err := demoTools(ns)
-	if err != nil {
-		return nil, err
-	}
 	var model providers.Provider = demoModel{delay: s.DemoDelay}
 	if s.LLMBaseURL != "" {
 		model = openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Model: s.LLMModel, MaxRetries: 2})
@@ -297,15 +289,20 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 	} else {
 		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL for a real one")
 	}
-	st, ledger, closeDB, err := openStore(context.Background(), s, log)
+	db, err := openDatabase(context.Background(), s, log)
 	if err != nil {
 		return nil, err
 	}
+	reg, err := demoTools(db.notes)
+	if err != nil {
+		_ = db.close()
+		return nil, err
+	}
 	eng, err := assistant.New(assistant.Config{
-		Ledger:            ledger,
+		Ledger:            db.ledger,
 		HeartbeatInterval: s.Heartbeat,
 		Provider:          model,
-		Store:             st,
+		Store:             db.store,
 		Tools:             reg,
 		Authorizer: assistant.RoleAuthorizer{
 			Tools: map[string][]string{"user": {"category:notes", "category:general"}, "staff": {"*"}},
@@ -319,15 +316,16 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		Logger: log,
 	})
 	if err != nil {
-		_ = closeDB()
+		_ = db.close()
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/chat/", httpapi.New(eng, httpapi.Config{Authenticate: authenticate, Logger: log}))
 	web, err := fs.Sub(webFS, "web")
 	if err != nil {
+		_ = db.close()
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return &app{Handler: mux, engine: eng, ledger: ledger, store: st, notes: ns, close: closeDB}, nil
+	return &app{Handler: mux, engine: eng, database: db}, nil
 }

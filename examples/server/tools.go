@@ -42,8 +42,11 @@ func demoTools(n *notes) (*tools.Set, error) {
 		tools.Must(tools.New(tools.Spec{
 			Name: "list_notes", Category: "notes", Effect: tools.Read,
 			Description: "List the user's notes with their ids, newest last.",
-		}, func(_ context.Context, c tools.Call, _ noArgs) (tools.Result, error) {
-			ns := n.list(c.User.ID)
+		}, func(ctx context.Context, c tools.Call, _ noArgs) (tools.Result, error) {
+			ns, err := n.list(ctx, c.User.ID)
+			if err != nil {
+				return tools.Result{}, err
+			}
 			return tools.OK(fmt.Sprintf("%d notes", len(ns)), ns), nil
 		})),
 		tools.Must(tools.New(tools.Spec{
@@ -65,8 +68,11 @@ func demoTools(n *notes) (*tools.Set, error) {
 		tools.Must(tools.New(tools.Spec{
 			Name: "admin_stats", Category: "admin", Effect: tools.Read,
 			Description: "Counts of users and notes across the whole app (staff only).",
-		}, func(context.Context, tools.Call, noArgs) (tools.Result, error) {
-			users, total := n.stats()
+		}, func(ctx context.Context, _ tools.Call, _ noArgs) (tools.Result, error) {
+			users, total, err := n.stats(ctx)
+			if err != nil {
+				return tools.Result{}, err
+			}
 			return tools.OK(fmt.Sprintf("%d users, %d notes", users, total), map[string]int{"users": users, "notes": total}), nil
 		})),
 	)
@@ -77,11 +83,14 @@ func addNoteTool(n *notes) (tools.BaseTool, error) {
 	return tools.WithPropose(tools.Must(tools.New(tools.Spec{
 		Name: "add_note", Category: "notes", Effect: tools.Mutate,
 		Description: "Add a note for the user.",
-	}, func(_ context.Context, c tools.Call, a addNoteArgs) (tools.Result, error) {
+	}, func(ctx context.Context, c tools.Call, a addNoteArgs) (tools.Result, error) {
 		if r, ok := checkNote(a); !ok {
 			return r, nil
 		}
-		nt := n.add(c.User.ID, strings.TrimSpace(a.Text), strings.TrimSpace(a.Tag), time.Now().UTC())
+		nt, err := n.add(ctx, c.User.ID, strings.TrimSpace(a.Text), strings.TrimSpace(a.Tag), time.Now())
+		if err != nil {
+			return tools.Result{}, err
+		}
 		return tools.OK("added note "+nt.ID, nt), nil
 	})), func(_ context.Context, _ tools.Call, a addNoteArgs) (tools.Result, error) {
 		if r, ok := checkNote(a); !ok {
@@ -102,15 +111,22 @@ func deleteNoteTool(n *notes) (tools.BaseTool, error) {
 	return tools.WithPropose(tools.Must(tools.New(tools.Spec{
 		Name: "delete_note", Category: "notes", Effect: tools.Destructive,
 		Description: "Delete one of the user's notes by id.",
-	}, func(_ context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
-		// Checked again: the note may have gone since the card was shown.
-		nt, ok := n.remove(c.User.ID, a.ID)
+	}, func(ctx context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
+		// Checked again: the note may have gone since the card was shown,
+		// and as ids are never reused, no other note can answer to its id.
+		nt, ok, err := n.remove(ctx, c.User.ID, a.ID)
+		if err != nil {
+			return tools.Result{}, err
+		}
 		if !ok {
 			return tools.Fail(tools.CodeNotFound, "no note with id "+a.ID), nil
 		}
 		return tools.OK("deleted note "+a.ID, nt), nil
-	})), func(_ context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
-		nt, ok := n.find(c.User.ID, a.ID)
+	})), func(ctx context.Context, c tools.Call, a deleteNoteArgs) (tools.Result, error) {
+		nt, ok, err := n.find(ctx, c.User.ID, a.ID)
+		if err != nil {
+			return tools.Result{}, err
+		}
 		if !ok {
 			return tools.Fail(tools.CodeNotFound, "no note with id "+a.ID), nil
 		}
@@ -132,6 +148,9 @@ func checkNote(a addNoteArgs) (tools.Result, bool) {
 		return tools.Fail(tools.CodeInvalidArgs, fmt.Sprintf("a note holds at most %d bytes", maxNoteBytes)), false
 	case len(tag) > 30 || strings.ContainsFunc(tag, unicode.IsSpace):
 		return tools.Fail(tools.CodeInvalidArgs, "a tag is one short word"), false
+	case strings.ContainsRune(text+tag, 0):
+		// PostgreSQL's text cannot hold one, and no note needs one.
+		return tools.Fail(tools.CodeInvalidArgs, "a note cannot hold a NUL character"), false
 	}
 	return tools.Result{}, true
 }
