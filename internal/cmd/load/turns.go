@@ -89,6 +89,9 @@ func runTurns(ctx context.Context, o options, c *client, srv *server, users []st
 	}
 	t.rowf("requests", "%d in %v (%.1f/s)", requests, round(wall), float64(requests)/wall.Seconds())
 	t.row("answers", answers.String())
+	if refused := answers["429 too_many_turns"]; refused > 0 && o.PerUserCap == "" {
+		t.rowf("note", "%d turns refused as too_many_turns although the server ran with PARLEY_MAX_TURNS_PER_USER=-1: it does not read that setting, so its default cap applied", refused)
+	}
 	t.row("error blocks", errBlocks.String())
 	t.rowf("streams cut", "%d (200 but no final meta or error block)", cut)
 	if badLines > 0 {
