@@ -14,6 +14,30 @@
 // for the conditions their documentation names; callers use errors.Is.
 // Other errors are infrastructure failures.
 //
+// # Text
+//
+// A Store keeps any string a model can produce. Free text (a thread's
+// Title, a message's Content and Blocks, a proposal's CallID and Summary)
+// reads back exactly when it is valid UTF-8, whatever it holds: U+0000,
+// other control characters, U+FFFD, U+2028 and U+2029, noncharacters,
+// astral characters, lines of any length. So does raw JSON
+// (ModelMessages, Block.Data, AuditEvent.Data, Proposal.Args) that holds
+// the escape \u0000 or lone surrogate escapes such as \ud800. A store may
+// re-encode raw JSON if it keeps the value encoding/json decodes from it
+// (which reads \ud800 as U+FFFD), except Proposal.Args, which are kept
+// byte for byte because ArgsHash hashes their bytes.
+//
+// Providers decode JSON, so the strings they produce are valid UTF-8. A
+// string that is not is still never an error: it reads back as written or
+// with each byte that is not part of valid UTF-8 replaced by U+FFFD, as
+// encoding/json and a range loop replace them. Proposal.Args are the
+// exception again: byte for byte, UTF-8 or not.
+//
+// Keys and names (ids, OwnerID, ActorID, Kind, Tool, statuses and guard
+// verdicts) are chosen by the host and the Engine, not by a model; a store
+// may refuse one it cannot hold with ErrInvalid (store/sqlstore refuses a
+// NUL in one on PostgreSQL).
+//
 // # Concurrency
 //
 // Implementations must be safe for concurrent use. Values are copied at the

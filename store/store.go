@@ -24,7 +24,8 @@ var (
 // Store is everything the Engine persists. Each concern is its own interface
 // so an implementation can be tested and documented per concern.
 // Implementations must be safe for concurrent use by many goroutines and,
-// for shared databases, by many processes.
+// for shared databases, by many processes, and must keep any string a
+// model can produce (see Text in the package documentation).
 type Store interface {
 	Threads
 	Messages

@@ -14,8 +14,9 @@
 // Values are deep-copied on the way in and on the way out: the Blocks slice,
 // each Block's Data and Meta, ModelMessages, a proposal's Args and the time
 // pointers.
-// Mutating a value passed in or returned never changes the store. Raw JSON is
-// kept byte for byte.
+// Mutating a value passed in or returned never changes the store. Every
+// string and raw JSON value is kept byte for byte: U+0000, lone surrogate
+// escapes and bytes that are not UTF-8 included.
 //
 // # Choices the contract leaves open
 //

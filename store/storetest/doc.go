@@ -31,6 +31,14 @@
 //     can clear them. Blocks round-trip every field.
 //   - Isolation: values cross the boundary by copy, in both directions.
 //   - Strings: SQL metacharacters, unicode and a 10 KB title round-trip.
+//     Text a model can produce round-trips exactly through every free-text
+//     and JSON field (title, content, blocks, model messages, a proposal's
+//     call id, summary and Args, audit data) and every method that writes
+//     or reads it, AppendTurn and the streaming checkpoint (UpdateMessage)
+//     included: U+0000 raw and as the JSON escape \u0000 (in values and
+//     keys), every other C0 control, U+FFFD, U+2028, noncharacters, astral
+//     characters, lone surrogate escapes (\ud800) and a 256 KB line.
+//     Strings that are not UTF-8 are never an error (see below).
 //   - Context: every method fails with an already canceled context and
 //     writes nothing. Wrapping context.Canceled is preferred, not required.
 //   - Concurrency: 16 concurrent AppendTurns on one thread all succeed with
@@ -66,11 +74,16 @@
 //     instant but not the location. Inputs have microsecond precision. Times a
 //     store generates must be reported (in the caller's value) exactly as
 //     they will be read back, so a store that truncates does so first.
-//   - Raw JSON (Block.Data, Message.ModelMessages) is compared as a JSON
-//     value: re-encoding, as PostgreSQL jsonb does, is allowed. Empty and
-//     null are the same; so are a nil and an empty Blocks slice. The
-//     exception is Proposal.Args, kept byte for byte, because ArgsHash is a
-//     hash of those bytes.
+//   - Raw JSON (Block.Data, Message.ModelMessages, AuditEvent.Data) is
+//     compared as the value encoding/json decodes: re-encoding is allowed,
+//     and a lone surrogate escape may come back as U+FFFD, which is how Go
+//     reads it. Empty and null are the same; so are a nil and an empty
+//     Blocks slice. The exception is Proposal.Args, kept byte for byte,
+//     because ArgsHash is a hash of those bytes.
+//   - A string that is not valid UTF-8 (a model never produces one) may
+//     come back with each byte that is not part of valid UTF-8 replaced by
+//     U+FFFD, as encoding/json replaces them, field by field; it must not
+//     be an error. Proposal.Args still come back byte for byte.
 //
 // # What it leaves open
 //

@@ -1,12 +1,16 @@
 package storetest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -64,6 +68,12 @@ var mutants = []mutant{
 		"Proposals/ReopenDecidedAtAnotherTimeConflicts"},
 	{"KeepsProposalsOfDeletedThreads", func(s *memstore.Store) store.Store { return &keepProposals{Store: s} },
 		"Proposals/DeleteThreadRemovesItsProposals"},
+	{"DropsNULFromContent", func(s *memstore.Store) store.Store { return dropNUL{s} },
+		"Strings/ModelTextRoundTripsExactly"},
+	{"DropsEscapedNULFromJSON", func(s *memstore.Store) store.Store { return dropJSONNUL{s} },
+		"Strings/ModelJSONRoundTrips"},
+	{"RefusesInvalidUTF8", func(s *memstore.Store) store.Store { return refuseInvalidUTF8{s} },
+		"Strings/InvalidUTF8IsKeptOrReplacedNeverAnError"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -327,4 +337,35 @@ func (s *keepProposals) GetProposal(ctx context.Context, token string) (store.Pr
 		}
 	}
 	return p, err
+}
+
+// dropNUL loses the U+0000 in a message's content, as a store does that
+// cleans what PostgreSQL text refuses.
+type dropNUL struct{ *memstore.Store }
+
+func (s dropNUL) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	m, err := s.Store.GetMessage(ctx, id)
+	m.Content = strings.ReplaceAll(m.Content, "\x00", "")
+	return m, err
+}
+
+// dropJSONNUL loses the escape \u0000 in model messages, as a store does
+// that cleans what PostgreSQL jsonb refuses.
+type dropJSONNUL struct{ *memstore.Store }
+
+func (s dropJSONNUL) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	m, err := s.Store.GetMessage(ctx, id)
+	m.ModelMessages = bytes.ReplaceAll(m.ModelMessages, []byte(`\u0000`), nil)
+	return m, err
+}
+
+// refuseInvalidUTF8 fails on a title that is not UTF-8, as PostgreSQL text
+// does, instead of keeping it or replacing its bad bytes.
+type refuseInvalidUTF8 struct{ *memstore.Store }
+
+func (s refuseInvalidUTF8) CreateThread(ctx context.Context, t *store.Thread) error {
+	if !utf8.ValidString(t.Title) {
+		return fmt.Errorf("title not UTF-8: %w", store.ErrInvalid)
+	}
+	return s.Store.CreateThread(ctx, t)
 }
