@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/assistant/httpapi"
@@ -98,7 +99,15 @@ func TestQuotaPutSetsKeepsAndResetsPerField(t *testing.T) {
 }
 
 func TestQuotaExceededIs429WithTheResetMessage(t *testing.T) {
-	opt, _ := withLedger(t, quota.Limits{Daily: quota.Limit(10)})
+	opt, l := withLedger(t, quota.Limits{Daily: quota.Limit(10)})
+	// Alice has used her whole daily allowance.
+	hold, err := l.Reserve(t.Context(), "alice", 0, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Settle(t.Context(), hold, 10); err != nil {
+		t.Fatal(err)
+	}
 	model := fake.New(fake.Turn{fake.Text("never")})
 	h := newHarness(t, model, opt)
 	resp := h.do("POST", "/api/chat/stream", "alice", `{"message":"hi"}`)
