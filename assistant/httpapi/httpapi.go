@@ -14,7 +14,6 @@ import (
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
-	"github.com/parleyhq/parley/tools"
 )
 
 // Config configures a Handler. Authenticate is required.
@@ -515,32 +514,4 @@ func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, u parley.Use
 		return
 	}
 	h.writeJSON(w, http.StatusOK, toUsageJSON(us))
-}
-
-// ExecuteRequest is the body of POST /api/chat/tools/{name}/execute.
-type ExecuteRequest struct {
-	Args     json.RawMessage `json:"args,omitempty"`
-	ThreadID string          `json:"thread_id,omitempty"`
-	Page     string          `json:"page,omitempty"`
-}
-
-// executeTool runs a tool for a host UI and answers with the result
-// envelope ({"ok", "summary", "data", "error"}); a tool failure is a 200
-// with ok false, a tool the user may not use is 404.
-func (h *Handler) executeTool(w http.ResponseWriter, r *http.Request, u parley.User) {
-	var req ExecuteRequest
-	if !h.decode(w, r, &req) {
-		return
-	}
-	res, err := h.eng.ExecuteTool(r.Context(), u, assistant.ExecuteRequest{
-		Tool: r.PathValue("name"), Args: req.Args, ThreadID: req.ThreadID, Page: req.Page,
-	})
-	if err != nil {
-		h.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(tools.MarshalForModel(res), '\n'))
 }
