@@ -22,24 +22,36 @@
 // policy default, else Unlimited (-1). A limit of 0 refuses every request
 // with a positive estimate.
 //
-// A turn reserves an estimate before the model call; Reserve admits it only
-// if every period has room for used + held + estimate. After the turn,
-// Settle replaces the estimate with the actual usage, or Release drops it if
-// the model never ran. Holds live HoldTTL (DefaultHoldTTL by default);
-// Sweep voids expired ones, so a crashed worker frees its room at the next
-// sweep.
+// A turn reserves an estimate before the model call. Reserve admits it while
+// the user has allowance left, that is while used + held < limit in every
+// period with a limit, and holds min(estimate, the smallest limit - used -
+// held): a user with 300 tokens a day and a turn estimated at 1,500 is
+// admitted with a hold of 300, and a second turn is refused while the first
+// holds the rest. A zero estimate is always admitted and holds nothing (it
+// charges tokens already spent; see Ledger.Reserve). After the turn, Settle
+// replaces the hold with the actual usage, or Release drops it if the model
+// never ran. Holds live HoldTTL (DefaultHoldTTL by default); Sweep voids
+// expired ones, so a crashed worker frees its room at the next sweep.
 //
 // # Overshoot
 //
 // Tokens a model consumed are always counted, so a turn that uses more than
-// it reserved pushes usage past the limit. That overshoot is bounded by what
+// it holds pushes usage past the limit. That overshoot is bounded by what
 // was admitted: every admission leaves used + held <= limit, and after the
-// last admission only the holds then open can add more than they reserved.
+// last admission only the holds then open can add more than they hold.
 // Usage therefore never ends above limit + the summed overshoot (actual -
-// estimate) of the holds open together at the last admission: with k
-// concurrent turns of one user each overshooting by at most x, limit + k·x.
-// When estimates are upper bounds (prompt tokens + max output tokens, with
-// the prompt counted generously), usage never passes the limit at all.
+// hold, where the hold is Hold.Estimate, the capped amount) of the holds
+// open together at the last admission: with k concurrent turns of one user
+// each using at most x more than it holds, limit + k·x.
+//
+// Capping makes holds smaller than estimates, so an estimate that is an
+// upper bound (prompt tokens + max output tokens) no longer keeps usage
+// under the limit: the turn admitted with the last of the allowance may use
+// its whole estimate, up to estimate - hold past the limit. That is the
+// price of admitting a turn the whole estimate does not fit. A caller that
+// wants usage to stay near the limit bounds the turn by its hold (for
+// instance the model's output tokens by Hold.Estimate minus the prompt);
+// then usage passes the limit only by what that bound leaves out.
 //
 // A hold is charged to the periods it was reserved in: a turn that starts at
 // 23:59 and settles at 00:01 counts toward the day it started.
@@ -56,13 +68,16 @@
 // # Errors
 //
 // Reserve refuses with an *ExceededError (errors.Is ErrExceeded) naming the
-// period that resets last among those exceeded, its limit, usage and
-// ResetsAt; Settle and Release of a hold that is not open return
-// ErrHoldNotFound; invalid arguments return ErrInvalid. SpendLedger.Allow
-// refuses with a *SpendCapError (ErrSpendCapExceeded) and RateLimiter.Take
-// with a *RateLimitError (ErrRateLimited), both carrying RetryAt. Any other
-// error is an infrastructure failure. Implementations return these raw;
-// the Engine wraps them once.
+// period that resets last among those with no room left, with its limit,
+// used and held tokens at the refusal, and ResetsAt; Held > 0 with Used <
+// Limit means the user's other turns in progress hold the rest, and room
+// may come back before ResetsAt (see ExceededError). Settle and Release of
+// a hold that is not open return ErrHoldNotFound; invalid arguments return
+// ErrInvalid. SpendLedger.Allow refuses with a *SpendCapError
+// (ErrSpendCapExceeded) and RateLimiter.Take with a *RateLimitError
+// (ErrRateLimited), both carrying RetryAt. Any other error is an
+// infrastructure failure. Implementations return these raw; the Engine wraps
+// them once.
 //
 // The Error texts are for logs. A message for the user is built from the
 // typed error's fields, localized, with times shown in the user's zone.
@@ -78,18 +93,21 @@
 // # Writing a Ledger
 //
 // Keep usage rows keyed by (user, period, Period.Start(now, loc)) holding
-// used and held, and hold rows holding the estimate, the three period
-// starts, the expiry and an open flag. A SQL ledger can then be:
+// used and held, and hold rows holding the held amount (the capped
+// estimate), the three period starts, the expiry and an open flag. A SQL ledger can then be:
 //
-//   - Reserve: in one transaction, insert missing usage rows, then per
-//     period UPDATE usage SET held = held + $est WHERE key = ... AND ($limit
-//     < 0 OR $limit - used - held >= $est) RETURNING used, held; if a
-//     limited period updates no row, roll back, read the rows, and return
-//     Usage.Check's error. Resolve limits with Policy.Limit.
+//   - Reserve: in one transaction, insert missing usage rows and lock the
+//     three rows (SELECT ... FOR UPDATE, in the order daily, weekly,
+//     monthly), read used and held, and call Usage.Admit with the limits
+//     resolved by Policy.Limit. If it refuses, roll back and return its
+//     error; else UPDATE usage SET held = held + $hold for the three rows
+//     and insert the hold row with $hold, the capped amount Admit returned.
+//     The hold depends on all three rows, so they must be locked together
+//     before it is computed: per-row conditional updates cannot cap it.
 //   - Settle and Release: UPDATE holds SET open = false WHERE id = $1 AND
 //     user_id = $2 AND open RETURNING estimate, starts; no row is
-//     ErrHoldNotFound; else move estimate out of held and add actual to used
-//     in the same transaction.
+//     ErrHoldNotFound; else move the held amount out of held and add actual
+//     to used in the same transaction.
 //   - Sweep: the same for every open hold with expires_at <= $now.
 //
 // Then run quotatest.Run against it. The suite passes now explicitly and

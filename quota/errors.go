@@ -9,9 +9,9 @@ import (
 // Sentinel errors. Implementations return them, possibly wrapped or inside
 // the typed errors below, so callers test with errors.Is.
 var (
-	// ErrExceeded: a reservation does not fit a token limit. Ledger.Reserve
-	// returns it as an *ExceededError, which names the period and when it
-	// resets.
+	// ErrExceeded: a period's token limit has no room left for a
+	// reservation. Ledger.Reserve returns it as an *ExceededError, which
+	// names the period and when it resets.
 	ErrExceeded = errors.New("quota: token limit exceeded")
 	// ErrHoldNotFound: Settle or Release of a hold that is not open: never
 	// reserved, already settled or released, or voided by Sweep.
@@ -27,10 +27,21 @@ var (
 	ErrRateLimited = errors.New("quota: rate limited")
 )
 
-// ExceededError is the error Reserve returns when an estimate does not fit.
-// It describes one period, the one that resets last among those exceeded,
-// so "try again after ResetsAt" is true unless other holds are released
-// sooner. errors.Is(err, ErrExceeded) holds.
+// ExceededError is the error Reserve returns when a period with a limit has
+// no room left for a positive estimate: used + held >= limit. It describes
+// one such period, the one that resets last, so "try again after ResetsAt"
+// is true unless room comes back sooner. errors.Is(err, ErrExceeded) holds.
+//
+// Used, Held and Limit are the period's at the refusal, read in the same
+// atomic step, so they tell the user the truth:
+//
+//   - Used >= Limit: the allowance is used up ("you have used Used of
+//     Limit tokens"); nothing comes back before ResetsAt.
+//   - Used < Limit: the rest of the allowance, Limit - Used (<= Held), is
+//     held by the user's other turns in progress. Room comes back before
+//     ResetsAt when they settle for less than they hold, are released, or
+//     are swept after they expire; a user whose other turns end can retry
+//     then, unless another period has no room either.
 //
 // Its Error text is for logs. A message for the user should be built from
 // the fields, localized, and name Period and ResetsAt in the user's zone.
@@ -40,13 +51,13 @@ type ExceededError struct {
 	Limit    int64     // the effective limit of Period
 	Used     int64     // settled tokens in the period
 	Held     int64     // tokens held by other open holds in the period
-	Estimate int64     // the refused reservation
+	Estimate int64     // the refused reservation's estimate
 	ResetsAt time.Time // when the period ends and usage starts again at zero
 }
 
 // Error describes the refusal for logs.
 func (e *ExceededError) Error() string {
-	return fmt.Sprintf("quota: %s limit of %d tokens exceeded for user %q (used %d, held %d, requested %d); resets at %s",
+	return fmt.Sprintf("quota: %s limit of %d tokens reached for user %q (used %d, held %d, requested %d); resets at %s",
 		e.Period, e.Limit, e.UserID, e.Used, e.Held, e.Estimate, e.ResetsAt.Format(time.RFC3339))
 }
 

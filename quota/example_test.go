@@ -11,9 +11,10 @@ import (
 	"github.com/parleyhq/parley/quota/memquota"
 )
 
-// One turn as the Engine accounts it: reserve an estimate before the model
-// call, settle what the provider reported after it. A second turn that does
-// not fit is refused with the period and its reset time, which is what a
+// Turns as the Engine accounts them: reserve an estimate before the model
+// call, settle what the provider reported after it. A turn is admitted while
+// allowance is left, holding at most what is left; a turn refused while
+// others hold the rest learns that from the error's fields, which is what a
 // user-facing message names.
 func Example() {
 	ctx := context.Background()
@@ -38,11 +39,22 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	_, err = ledger.Reserve(ctx, "alice", 4_000, now.Add(time.Minute))
+	// 3_450 tokens are left: the next turn is admitted, holding them.
+	h, err = ledger.Reserve(ctx, "alice", 4_000, now.Add(time.Minute))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("second turn holds %d of its estimate of 4000\n", h.Estimate)
+
+	// While it runs, nothing is left for a third.
+	_, err = ledger.Reserve(ctx, "alice", 4_000, now.Add(2*time.Minute))
 	var ee *quota.ExceededError
-	if errors.As(err, &ee) {
-		fmt.Printf("%s limit reached (%d of %d tokens used); resets %s\n",
-			ee.Period, ee.Used, ee.Limit, ee.ResetsAt.In(berlin).Format("Mon 2 Jan 15:04 MST"))
+	if errors.As(err, &ee) && ee.Used < ee.Limit {
+		fmt.Printf("%s allowance held by answers in progress (%d of %d used, %d held); resets %s\n",
+			ee.Period, ee.Used, ee.Limit, ee.Held, ee.ResetsAt.In(berlin).Format("Mon 2 Jan 15:04 MST"))
+	}
+	if err := ledger.Settle(ctx, h, 2_000); err != nil {
+		log.Fatal(err)
 	}
 
 	u, _ := ledger.Usage(ctx, "alice", now)
@@ -50,10 +62,11 @@ func Example() {
 		fmt.Printf("%-7s used %5d  limit %6d  resets %s\n", pu.Period, pu.Used, pu.Limit, pu.ResetsAt.Format("2006-01-02 15:04 MST"))
 	}
 	// Output:
-	// daily limit reached (1550 of 5000 tokens used); resets Wed 6 May 00:00 CEST
-	// daily   used  1550  limit   5000  resets 2026-05-06 00:00 CEST
-	// weekly  used  1550  limit     -1  resets 2026-05-11 00:00 CEST
-	// monthly used  1550  limit 100000  resets 2026-06-01 00:00 CEST
+	// second turn holds 3450 of its estimate of 4000
+	// daily allowance held by answers in progress (1550 of 5000 used, 3450 held); resets Wed 6 May 00:00 CEST
+	// daily   used  3550  limit   5000  resets 2026-05-06 00:00 CEST
+	// weekly  used  3550  limit     -1  resets 2026-05-11 00:00 CEST
+	// monthly used  3550  limit 100000  resets 2026-06-01 00:00 CEST
 }
 
 // Periods are computed on the local calendar: the day on which Berlin

@@ -8,9 +8,9 @@ import (
 // Ledger accounts token usage per user against daily, weekly and monthly
 // limits. A turn reserves an estimate before calling the model (Reserve),
 // then replaces it with what the model actually used (Settle) or gives it
-// back (Release). Reserve admits an estimate only if every period has room
-// for it on top of what is used and held, so concurrent turns cannot race
-// past a limit.
+// back (Release). Reserve admits a turn while the user has allowance left
+// and holds at most what is left, in one atomic step, so concurrent turns
+// cannot hold more than a limit between them.
 //
 // Every method takes the caller's clock where one matters: now decides which
 // periods a reservation falls in and when holds expire. A Ledger never reads
@@ -21,28 +21,40 @@ import (
 // for shared databases, by many processes. Every method fails, changing
 // nothing, when ctx is done. userID must be non-empty (ErrInvalid).
 type Ledger interface {
-	// Reserve holds estimate tokens (>= 0; ErrInvalid otherwise) for
-	// userID in the periods containing now. It is admitted only if, in
-	// every period with a limit, used + held + estimate <= limit; otherwise
-	// it returns an *ExceededError (errors.Is(err, ErrExceeded)) naming the
-	// exceeded period that resets last, and holds nothing. The returned
-	// Hold expires at now + the policy's hold TTL.
+	// Reserve holds tokens for a turn of userID estimated at estimate
+	// tokens (>= 0; ErrInvalid otherwise), in the periods containing now.
+	//
+	// A positive estimate is admitted while the user has allowance left: in
+	// every period with a limit, used + held < limit. The hold is capped at
+	// what is left: Hold.Estimate = min(estimate, limit - used - held over
+	// the limited periods), so it is at least 1 and never takes a period
+	// past its limit. A zero estimate is always admitted and holds nothing;
+	// with Settle it charges tokens already consumed (after a hold was
+	// swept), even for a user at or over a limit. Usage.Admit states the
+	// same rule over a Usage. The check and the hold are one atomic step:
+	// concurrent Reserves never leave used + held above a limit.
+	//
+	// A refused Reserve holds nothing and returns an *ExceededError
+	// (errors.Is(err, ErrExceeded)) for a period with no room left, the one
+	// that resets last; its Used, Held and Limit are that period's at the
+	// refusal. The returned Hold expires at now + the policy's hold TTL.
 	Reserve(ctx context.Context, userID string, estimate int64, now time.Time) (Hold, error)
 
 	// Settle closes an open hold and charges actual tokens (>= 0;
 	// ErrInvalid otherwise) in its place, in the periods the hold was
 	// reserved in (not the periods containing the time of the call). actual
-	// may exceed the estimate: tokens a model consumed are always counted,
-	// so usage can pass a limit by the overshoot of holds that were open
-	// together, never by more (see the package documentation).
+	// may exceed the hold: tokens a model consumed are always counted, so
+	// usage can pass a limit by the overshoot (actual - hold) of holds that
+	// were open together, never by more (see the package documentation).
 	//
 	// The hold is found by h.ID and h.UserID as Reserve returned them; the
-	// ledger's own record of the estimate is used, never h.Estimate. A hold
-	// is open from Reserve until the first Settle, Release or a Sweep at or
-	// after its ExpiresAt. Settle of a hold that is not open (unknown,
-	// already settled or released, or swept) returns ErrHoldNotFound and
-	// changes nothing: at most one Settle or Release takes effect per hold,
-	// so retrying either after an ambiguous failure is safe.
+	// ledger's own record of the held tokens (the capped amount) is used,
+	// never h.Estimate. A hold is open from Reserve until the first Settle,
+	// Release or a Sweep at or after its ExpiresAt. Settle of a hold that
+	// is not open (unknown, already settled or released, or swept) returns
+	// ErrHoldNotFound and changes nothing: at most one Settle or Release
+	// takes effect per hold, so retrying either after an ambiguous failure
+	// is safe.
 	Settle(ctx context.Context, h Hold, actual int64) error
 
 	// Release closes an open hold and charges nothing: the request was
@@ -83,7 +95,7 @@ type Ledger interface {
 type Hold struct {
 	ID        string    // unique across the ledger, chosen by the ledger
 	UserID    string    // the user it was reserved for
-	Estimate  int64     // tokens held
+	Estimate  int64     // tokens held: the estimate, capped at the room left
 	ExpiresAt time.Time // when Sweep may void it
 }
 
@@ -98,33 +110,46 @@ type Usage struct {
 // Periods returns u's periods, shortest first.
 func (u Usage) Periods() []PeriodUsage { return []PeriodUsage{u.Daily, u.Weekly, u.Monthly} }
 
-// Check reports whether a reservation of estimate tokens fits u: nil if it
-// does, else an *ExceededError for the exceeded period that resets last
-// (ties go to the longer period), since that is the earliest moment the
-// request can succeed if nothing else changes. Implementations call it with
-// the usage they are about to change; callers may use it to size a request
-// to the room left.
+// Check reports whether Reserve admits a reservation of estimate tokens at
+// u: nil if it does (estimate is zero, or every limited period has used +
+// held < limit), else an *ExceededError for the period with no room left
+// that resets last (ties go to the longer period), since that is the
+// earliest moment the request can succeed if nothing else changes. Its
+// Used, Held and Limit are that period's in u.
 func (u Usage) Check(estimate int64) error {
-	var worst *PeriodUsage
+	_, err := u.Admit(estimate)
+	return err
+}
+
+// Admit applies Reserve's rule to u: it returns the tokens a reservation of
+// estimate would hold, the estimate capped at the smallest room left over
+// the limited periods, or Check's error if it is refused. Implementations
+// call it with the usage they are about to change, in the same atomic step
+// as the change.
+func (u Usage) Admit(estimate int64) (int64, error) {
+	hold := estimate
+	var full *PeriodUsage
 	for _, pu := range [...]*PeriodUsage{&u.Daily, &u.Weekly, &u.Monthly} {
-		if pu.Fits(estimate) {
+		if pu.Unlimited() {
 			continue
 		}
-		if worst == nil || !pu.ResetsAt.Before(worst.ResetsAt) {
-			worst = pu
+		room := pu.Remaining()
+		hold = min(hold, room)
+		if room == 0 && (full == nil || !pu.ResetsAt.Before(full.ResetsAt)) {
+			full = pu
 		}
 	}
-	if worst == nil {
-		return nil
+	if full == nil || estimate == 0 {
+		return hold, nil
 	}
-	return &ExceededError{
+	return 0, &ExceededError{
 		UserID:   u.UserID,
-		Period:   worst.Period,
-		Limit:    worst.Limit,
-		Used:     worst.Used,
-		Held:     worst.Held,
+		Period:   full.Period,
+		Limit:    full.Limit,
+		Used:     full.Used,
+		Held:     full.Held,
 		Estimate: estimate,
-		ResetsAt: worst.ResetsAt,
+		ResetsAt: full.ResetsAt,
 	}
 }
 
@@ -142,7 +167,8 @@ type PeriodUsage struct {
 func (pu PeriodUsage) Unlimited() bool { return pu.Limit < 0 }
 
 // Remaining returns the tokens a Reserve could still hold: limit - used -
-// held, floored at zero. It returns -1 for an unlimited period.
+// held, floored at zero. It returns -1 for an unlimited period. A limited
+// period with nothing remaining refuses every positive estimate.
 func (pu PeriodUsage) Remaining() int64 {
 	if pu.Unlimited() {
 		return -1
@@ -150,8 +176,10 @@ func (pu PeriodUsage) Remaining() int64 {
 	return max(pu.Limit-pu.Used-pu.Held, 0)
 }
 
-// Fits reports whether estimate tokens fit: the period is unlimited or
-// used + held + estimate <= limit.
+// Fits reports whether the whole estimate fits: the period is unlimited or
+// used + held + estimate <= limit. It is not the admission rule (Reserve
+// admits while anything remains; see Usage.Admit): a Reserve whose estimate
+// does not fit some period gets a hold capped at that period's room.
 func (pu PeriodUsage) Fits(estimate int64) bool {
 	// Written as a subtraction so huge values cannot overflow into a pass.
 	return pu.Unlimited() || pu.Limit-pu.Used-pu.Held >= estimate

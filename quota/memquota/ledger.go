@@ -55,7 +55,7 @@ type row struct {
 }
 
 type hold struct {
-	estimate int64
+	estimate int64 // tokens held: the estimate as Reserve capped it
 	expires  time.Time
 	rows     [3]*row
 }
@@ -162,18 +162,16 @@ func (l *Ledger) Reserve(ctx context.Context, userID string, estimate int64, now
 		u = &user{limits: [3]int64{unset, unset, unset}, holds: make(map[string]*hold)}
 		sh.users[userID] = u
 	}
-	for i := range periods {
-		pu := l.usage(u, i, w)
-		if !pu.Fits(estimate) {
-			// Rare path: let quota.Usage.Check pick the period to report,
-			// the same way every implementation does.
-			return quota.Hold{}, quota.Usage{
-				UserID: userID,
-				Daily:  l.usage(u, 0, w), Weekly: l.usage(u, 1, w), Monthly: l.usage(u, 2, w),
-			}.Check(estimate)
-		}
+	// The shard's lock makes the check and the hold one step. Admit caps
+	// the hold and picks the period to report, as in every implementation.
+	held, err := quota.Usage{
+		UserID: userID,
+		Daily:  l.usage(u, 0, w), Weekly: l.usage(u, 1, w), Monthly: l.usage(u, 2, w),
+	}.Admit(estimate)
+	if err != nil {
+		return quota.Hold{}, err
 	}
-	h := &hold{estimate: estimate, expires: now.Add(l.ttl)}
+	h := &hold{estimate: held, expires: now.Add(l.ttl)}
 	for i := range periods {
 		r := u.row(i, w[i].Start)
 		if r == nil {
@@ -181,14 +179,14 @@ func (l *Ledger) Reserve(ctx context.Context, userID string, estimate int64, now
 			r = &row{start: w[i].Start, end: w[i].End}
 			u.rows[i] = append(u.rows[i], r)
 		}
-		r.held += estimate
+		r.held += held
 		r.open++
 		h.rows[i] = r
 	}
 	sh.nextID++
 	id := sh.prefix + strconv.FormatUint(sh.nextID, 36)
 	u.holds[id] = h
-	return quota.Hold{ID: id, UserID: userID, Estimate: estimate, ExpiresAt: h.expires}, nil
+	return quota.Hold{ID: id, UserID: userID, Estimate: held, ExpiresAt: h.expires}, nil
 }
 
 // prune drops the rows of period i that ended by now and have no open hold:

@@ -50,8 +50,8 @@ func TestNewCopiesDefaults(t *testing.T) {
 	}
 	daily = 1000
 	now := time.Date(2026, 5, 5, 10, 0, 0, 0, time.UTC)
-	if _, err := l.Reserve(t.Context(), "u", 11, now); !errors.Is(err, quota.ErrExceeded) {
-		t.Errorf("Reserve(11) under a default of 10 = %v, want ErrExceeded", err)
+	if h, err := l.Reserve(t.Context(), "u", 11, now); err != nil || h.Estimate != 10 {
+		t.Errorf("Reserve(11) under a default of 10 = %+v, %v; want a hold of 10", h, err)
 	}
 	if p := l.Policy(); *p.Defaults.Daily != 10 || p.Location != time.UTC || p.HoldTTL != quota.DefaultHoldTTL {
 		t.Errorf("Policy() = %+v, want defaults filled in", p)

@@ -69,9 +69,10 @@ func testConcurrentExactTotals(t *testing.T, open func(quota.Policy) *ledger) {
 	}
 }
 
-// testConcurrentLimit: when no turn uses more than it reserved, usage never
+// testConcurrentLimit: when no turn uses more than it holds, usage never
 // passes the limit, however the goroutines interleave; and while they run,
-// used + held never exceeds it either.
+// used + held never exceeds it either. Near the limit holds are capped, so
+// this also checks that a cap is computed in the same step as the hold.
 func testConcurrentLimit(t *testing.T, open func(quota.Policy) *ledger) {
 	const limit = 1000
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(limit)}})
@@ -116,7 +117,7 @@ func testConcurrentLimit(t *testing.T, open func(quota.Policy) *ledger) {
 				}
 				admitted.Add(1)
 				runtime.Gosched()
-				actual := est - int64(i%3) // never more than reserved
+				actual := max(h.Estimate-int64(i%3), 0) // never more than held
 				if err := l.l.Settle(t.Context(), h, actual); err != nil {
 					errc <- err
 					return
@@ -142,14 +143,15 @@ func testConcurrentLimit(t *testing.T, open func(quota.Policy) *ledger) {
 		t.Errorf("daily used %d, held %d; want used %d (the settled actuals), held 0", u.Daily.Used, u.Daily.Held, charged.Load())
 	}
 	if u.Daily.Used > limit {
-		t.Errorf("daily used %d passed the limit %d though no turn used more than it reserved", u.Daily.Used, limit)
+		t.Errorf("daily used %d passed the limit %d though no turn used more than it held", u.Daily.Used, limit)
 	}
 }
 
-// testConcurrentOvershoot: turns that use more than they reserved push usage
-// past the limit, but only by the overshoot of holds open together. The
-// bound is taken loosely (every goroutine between its Reserve call and its
-// Settle's return counts as open) so any correct ledger passes it.
+// testConcurrentOvershoot: turns that use more than they hold push usage
+// past the limit, but only by the overshoot (actual - hold) of holds open
+// together. The bound is taken loosely (every goroutine between its Reserve
+// call and its Settle's return counts as open) so any correct ledger passes
+// it.
 func testConcurrentOvershoot(t *testing.T, open func(quota.Policy) *ledger) {
 	const (
 		limit     = 2000
@@ -170,9 +172,9 @@ func testConcurrentOvershoot(t *testing.T, open func(quota.Policy) *ledger) {
 				h, err := l.l.Reserve(t.Context(), "u", est, now)
 				if err == nil {
 					runtime.Gosched()
-					err = l.l.Settle(t.Context(), h, est+overshoot)
+					err = l.l.Settle(t.Context(), h, h.Estimate+overshoot)
 					if err == nil {
-						charged.Add(est + overshoot)
+						charged.Add(h.Estimate + overshoot)
 					}
 				} else if errors.Is(err, quota.ErrExceeded) {
 					refused.Add(1)
@@ -241,6 +243,9 @@ func testHundredStreams(t *testing.T, open func(quota.Policy) *ledger) {
 	for _, h := range holds {
 		if h != nil {
 			admitted++
+			if h.Estimate != est {
+				t.Errorf("a hold of %d, want %d: the limit is a multiple of the estimate, so no hold is capped", h.Estimate, est)
+			}
 		}
 	}
 	if admitted != limit/est {
@@ -261,5 +266,5 @@ func testHundredStreams(t *testing.T, open func(quota.Policy) *ledger) {
 		t.Errorf("daily used %d, held %d; want used %d = limit + %d holds × overshoot %d, held 0",
 			u.Daily.Used, u.Daily.Held, want, admitted, overshoot)
 	}
-	l.refused("u", 0, now)
+	l.refused("u", 1, now)
 }

@@ -31,9 +31,11 @@
 //     months in a zone; a new period starting at zero; a hold charged to
 //     the periods it was reserved in; an open hold not counting in the next
 //     period. Expected instants are written out by hand.
-//   - Limits: no limits is unlimited but counted; defaults; used + held +
-//     estimate == limit admitted, one more refused; the ExceededError's
-//     fields, and its period being the one that resets last (a week that
+//   - Limits: no limits is unlimited but counted; defaults; a positive
+//     estimate admitted while used + held < limit with its hold capped at
+//     what is left, refused at used + held == limit, a zero estimate
+//     admitted there; the ExceededError's fields (used and held at the
+//     refusal), and its period being the one that resets last (a week that
 //     outlasts its month, ties to the longer period); a refusal holding
 //     nothing; overrides replacing defaults, -1 and 0 overrides, unset
 //     fields falling back, SetLimits replacing the whole override and
@@ -41,11 +43,11 @@
 //     set; a limit lowered below usage; Limits reporting the override
 //     (not the effective limits) by copy.
 //   - Holds: ids unique, expiry at now + HoldTTL or DefaultHoldTTL; held
-//     tokens count; Settle replaces the estimate, charges overshoot, uses
-//     the ledger's estimate rather than the caller's copy; Release charges
-//     nothing; a second Settle or Release (any order) is ErrHoldNotFound and
-//     changes nothing; unknown holds and another user's hold are
-//     ErrHoldNotFound; users are independent.
+//     tokens count and cap the next hold; Settle replaces the hold, charges
+//     overshoot, uses the ledger's record rather than the caller's copy;
+//     Release charges nothing; a second Settle or Release (any order) is
+//     ErrHoldNotFound and changes nothing; unknown holds and another user's
+//     hold are ErrHoldNotFound; users are independent.
 //   - Expiry: Sweep voids holds at (not before) ExpiresAt, across users, and
 //     reports how many; swept holds are ErrHoldNotFound; a hold past expiry
 //     settles until a Sweep runs.
@@ -53,11 +55,11 @@
 //     below -1, changing nothing; a canceled context fails every method and
 //     changes nothing (wrapping context.Canceled is preferred, not required).
 //   - Concurrency: 64 goroutines reserving, settling and releasing keep exact
-//     totals; under a limit with actual <= estimate, usage never passes it
-//     and used + held never does while turns run; with overshooting turns,
-//     usage stays within limit + open holds × overshoot; 100 streams
-//     reserving at once admit exactly limit/estimate, then end at limit +
-//     admitted × overshoot. Run the suite with -race.
+//     totals; under a limit with actual <= hold, usage never passes it and
+//     used + held never does while turns run; with turns using more than
+//     they hold, usage stays within limit + open holds × overshoot; 100
+//     streams reserving at once admit exactly limit/estimate, then end at
+//     limit + admitted × overshoot. Run the suite with -race.
 //
 // RunSpendLedger checks caps off by default, the budget reached at (not
 // above) Budget, the window (now - Window, now], RetryAt, independent keys,

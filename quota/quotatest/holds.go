@@ -47,12 +47,13 @@ func testHeldCounts(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}})
 	now := ts("2026-05-05T10:00:00Z")
 	l.reserve("u", 60, now)
-	if ee := l.refused("u", 50, now); ee.Held != 60 || ee.Used != 0 {
-		t.Errorf("ExceededError = %+v, want held 60, used 0", *ee)
+	if h := l.reserve("u", 50, now); h.Estimate != 40 {
+		t.Errorf("Reserve(50) with 60 of 100 held holds %d, want the 40 left", h.Estimate)
 	}
-	l.reserve("u", 40, now)
 	wantNums(t, l.usage("u", now), nums{0, 100, 100}, nums{0, 100, -1}, nums{0, 100, -1})
-	l.refused("u", 1, now)
+	if ee := l.refused("u", 1, now); ee.Held != 100 || ee.Used != 0 {
+		t.Errorf("ExceededError = %+v, want held 100, used 0", *ee)
+	}
 }
 
 func testSettleReplaces(t *testing.T, open func(quota.Policy) *ledger) {
@@ -74,7 +75,7 @@ func testSettleOvershoot(t *testing.T, open func(quota.Policy) *ledger) {
 	if r := u.Daily.Remaining(); r != 0 {
 		t.Errorf("Remaining() = %d, want 0", r)
 	}
-	l.refused("u", 0, now)
+	l.refused("u", 1, now)
 }
 
 func testSettleUsesLedgerEstimate(t *testing.T, open func(quota.Policy) *ledger) {
@@ -171,11 +172,11 @@ var expiryCases = []ledgerCase{
 func testSweepAtExpiry(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}, HoldTTL: 10 * time.Minute})
 	now := ts("2026-05-05T10:00:00Z")
-	l.reserve("u", 70, now)
+	l.reserve("u", 100, now)
 	if n := l.sweep(now.Add(10*time.Minute - time.Nanosecond)); n != 0 {
 		t.Errorf("Sweep before expiry voided %d holds, want 0", n)
 	}
-	l.refused("u", 31, now.Add(time.Minute))
+	l.refused("u", 1, now.Add(time.Minute))
 	if n := l.sweep(now.Add(10 * time.Minute)); n != 1 {
 		t.Errorf("Sweep at expiry voided %d holds, want 1", n)
 	}

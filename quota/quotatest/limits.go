@@ -10,7 +10,7 @@ import (
 var limitCases = []ledgerCase{
 	{"NoLimitsIsUnlimitedButCounted", testNoLimitsIsUnlimited},
 	{"DefaultsApplyToEveryUser", testDefaultsApply},
-	{"ReserveUpToTheLimitExactly", testReserveUpToLimit},
+	{"AdmittedWhileAllowanceIsLeft", testAdmittedWhileAllowanceLeft},
 	{"ExceededErrorNamesPeriodAndReset", testExceededError},
 	{"ExceededNamesThePeriodThatResetsLast", testExceededPeriodChoice},
 	{"RefusedReserveHoldsNothing", testRefusedHoldsNothing},
@@ -83,16 +83,31 @@ func testDefaultsApply(t *testing.T, open func(quota.Policy) *ledger) {
 	}
 }
 
-func testReserveUpToLimit(t *testing.T, open func(quota.Policy) *ledger) {
+// testAdmittedWhileAllowanceLeft pins the boundary: a positive estimate is
+// admitted while used + held < limit, with a hold of at most what is left,
+// and refused at used + held == limit.
+func testAdmittedWhileAllowanceLeft(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}})
 	now := ts("2026-05-05T10:00:00Z")
-	h := l.reserve("u", 100, now) // used + held + estimate == limit is admitted
+	wantHold := func(h quota.Hold, want int64) {
+		t.Helper()
+		if h.Estimate != want {
+			t.Errorf("hold of %d, want %d", h.Estimate, want)
+		}
+	}
+	h := l.reserve("u", 100, now) // the whole estimate fits exactly
+	wantHold(h, 100)
 	l.release(h)
-	l.refused("u", 101, now)
+	h = l.reserve("u", 101, now) // one more is capped, not refused
+	wantHold(h, 100)
+	l.release(h)
 	l.charge("u", 40, now)
-	l.reserve("u", 60, now)
-	l.refused("u", 1, now)
-	h = l.reserve("u", 0, now) // a zero estimate fits a full period
+	wantHold(l.reserve("u", 59, now), 59)
+	wantHold(l.reserve("u", 2, now), 1) // used + held == 99: one token left
+	wantNums(t, l.usage("u", now), nums{40, 60, 100}, nums{40, 60, -1}, nums{40, 60, -1})
+	l.refused("u", 1, now)     // used + held == limit
+	h = l.reserve("u", 0, now) // a zero estimate is admitted at the limit
+	wantHold(h, 0)
 	l.release(h)
 }
 
@@ -100,9 +115,9 @@ func testExceededError(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}, Location: zone(t, "Europe/Berlin")})
 	now := ts("2026-05-05T10:00:00Z") // Tue 12:00 CEST
 	l.charge("u", 70, now)
-	l.reserve("u", 20, now)
+	l.reserve("u", 30, now)
 	ee := l.refused("u", 11, now)
-	want := quota.ExceededError{UserID: "u", Period: quota.Daily, Limit: 100, Used: 70, Held: 20, Estimate: 11}
+	want := quota.ExceededError{UserID: "u", Period: quota.Daily, Limit: 100, Used: 70, Held: 30, Estimate: 11}
 	got := *ee
 	got.ResetsAt = want.ResetsAt
 	if got != want {
@@ -154,12 +169,16 @@ func testExceededPeriodChoice(t *testing.T, open func(quota.Policy) *ledger) {
 func testRefusedHoldsNothing(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Weekly: lim(100)}})
 	now := ts("2026-05-05T10:00:00Z")
-	l.reserve("u", 30, now)
+	h := l.reserve("u", 30, now)
+	l.charge("u", 70, now)
 	for range 5 {
 		l.refused("u", 71, now)
 	}
-	wantNums(t, l.usage("u", now), nums{0, 30, -1}, nums{0, 30, 100}, nums{0, 30, -1})
-	l.reserve("u", 70, now)
+	wantNums(t, l.usage("u", now), nums{70, 30, -1}, nums{70, 30, 100}, nums{70, 30, -1})
+	l.release(h)
+	if h := l.reserve("u", 71, now); h.Estimate != 30 {
+		t.Errorf("after the refusals and a release, Reserve(71) holds %d, want the 30 left", h.Estimate)
+	}
 }
 
 func testOverrideReplacesDefault(t *testing.T, open func(quota.Policy) *ledger) {
@@ -185,8 +204,8 @@ func testOverrideZero(t *testing.T, open func(quota.Policy) *ledger) {
 	now := ts("2026-05-05T10:00:00Z")
 	l.setLimits("u", quota.Limits{Monthly: lim(0)})
 	ee := l.refused("u", 1, now)
-	if ee.Period != quota.Monthly || ee.Limit != 0 {
-		t.Errorf("ExceededError names %s with limit %d, want monthly with limit 0", ee.Period, ee.Limit)
+	if ee.Period != quota.Monthly || ee.Limit != 0 || ee.Used != 0 || ee.Held != 0 {
+		t.Errorf("ExceededError = %+v, want monthly with limit 0, used 0, held 0", *ee)
 	}
 }
 
@@ -198,10 +217,16 @@ func testOverrideFallsBack(t *testing.T, open func(quota.Policy) *ledger) {
 	// SetLimits replaces the whole override: the weekly 50 is gone.
 	l.setLimits("u", quota.Limits{Daily: lim(7)})
 	wantNums(t, l.usage("u", now), nums{0, 0, 7}, nums{0, 0, 500}, nums{0, 0, 1000})
-	l.refused("u", 8, now)
+	h := l.reserve("u", 8, now)
+	if h.Estimate != 7 {
+		t.Errorf("Reserve(8) under a daily override of 7 holds %d, want 7", h.Estimate)
+	}
+	l.release(h)
 	l.setLimits("u", quota.Limits{})
 	wantNums(t, l.usage("u", now), nums{0, 0, 100}, nums{0, 0, 500}, nums{0, 0, 1000})
-	l.reserve("u", 100, now)
+	if h := l.reserve("u", 101, now); h.Estimate != 100 {
+		t.Errorf("Reserve(101) after the override was removed holds %d, want the default 100", h.Estimate)
+	}
 }
 
 func testOverridesPerUser(t *testing.T, open func(quota.Policy) *ledger) {
@@ -220,7 +245,9 @@ func testLimitsCopied(t *testing.T, open func(quota.Policy) *ledger) {
 	daily := int64(10)
 	l.setLimits("u", quota.Limits{Daily: &daily})
 	daily = 1 << 40
-	l.refused("u", 11, now)
+	if h := l.reserve("u", 11, now); h.Estimate != 10 {
+		t.Errorf("Reserve(11) holds %d after the caller changed its variable, want 10", h.Estimate)
+	}
 	u := l.usage("u", now)
 	if u.Daily.Limit != 10 {
 		t.Errorf("daily limit = %d after the caller changed its variable, want 10", u.Daily.Limit)
@@ -238,7 +265,7 @@ func testLimitLoweredBelowUsage(t *testing.T, open func(quota.Policy) *ledger) {
 	if r := u.Daily.Remaining(); r != 0 {
 		t.Errorf("Remaining() = %d, want 0", r)
 	}
-	ee := l.refused("u", 0, now)
+	ee := l.refused("u", 1, now)
 	if ee.Used != 80 || ee.Held != 10 || ee.Limit != 50 {
 		t.Errorf("ExceededError = %+v, want used 80, held 10, limit 50", *ee)
 	}

@@ -62,7 +62,7 @@ var mutants = []mutant{
 	{name: "WeeksStartSunday", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return sundayWeeks{l} }),
 		wantFail: "Periods/WeeksStartOnMonday"},
 	{name: "PlainExceededError", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return plainExceeded{l} }),
-		wantFail: "Limits/ReserveUpToTheLimitExactly"},
+		wantFail: "Limits/AdmittedWhileAllowanceIsLeft"},
 	{name: "ExceededNamesShortestPeriod", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return shortestPeriod{l} }),
 		wantFail: "Limits/ExceededNamesThePeriodThatResetsLast"},
 	{name: "OverrideMerges", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return &overrideMerges{Ledger: l} }),
@@ -136,11 +136,12 @@ func (l *ignoresHeld) Reserve(ctx context.Context, user string, est int64, now t
 		return quota.Hold{}, err
 	}
 	u.Daily.Held, u.Weekly.Held, u.Monthly.Held = 0, 0, 0
-	if err := u.Check(est); err != nil {
+	n, err := u.Admit(est)
+	if err != nil {
 		return quota.Hold{}, err
 	}
 	h, err := l.Ledger.Reserve(ctx, user, 0, now)
-	h.Estimate = est
+	h.Estimate = n
 	return h, err
 }
 
@@ -189,11 +190,12 @@ func (l *checkThenAct) Reserve(ctx context.Context, user string, est int64, now 
 	if err != nil {
 		return quota.Hold{}, err
 	}
-	if err := u.Check(est); err != nil {
+	n, err := u.Admit(est)
+	if err != nil {
 		return quota.Hold{}, err
 	}
 	time.Sleep(time.Millisecond) // widen the window every real system has
-	return l.Ledger.Reserve(ctx, user, est, now)
+	return l.Ledger.Reserve(ctx, user, n, now)
 }
 
 type settleTwice struct{ *memquota.Ledger }
@@ -289,7 +291,7 @@ func (l shortestPeriod) Reserve(ctx context.Context, user string, est int64, now
 	if errors.As(err, &ee) {
 		u, _ := l.Ledger.Usage(ctx, user, now)
 		for _, pu := range u.Periods() {
-			if !pu.Fits(est) {
+			if pu.Remaining() == 0 {
 				ee.Period, ee.ResetsAt, ee.Limit = pu.Period, pu.ResetsAt, pu.Limit
 				break
 			}

@@ -52,25 +52,30 @@
 // # Admission
 //
 // Reserve resolves the user's limits (override, else default, else
-// unlimited), then runs one conditional upsert over the user's three usage
-// rows, daily, weekly, monthly in that order:
+// unlimited), then, in one atomic step, locks the user's three usage rows,
+// daily, weekly, monthly in that order, and applies quota.Usage.Admit's rule
+// to them: a positive estimate is admitted while every limited period has
+// used + held < limit, and holds the estimate capped at the smallest room
+// left (a zero estimate is always admitted). The cap depends on all three
+// rows, so they are locked together before it is computed; no other writer
+// can change them in between, across any number of processes, so concurrent
+// Reserves never hold more than a limit between them.
 //
-//	INSERT INTO parley_quota_usage AS u (user_id, period, period_start_ns, used, held)
-//	VALUES ($1, 'daily', $2, 0, $5), ($1, 'weekly', $3, 0, $5), ($1, 'monthly', $4, 0, $5)
-//	ON CONFLICT (user_id, period, period_start_ns) DO UPDATE SET held = u.held + excluded.held
-//	WHERE limit < 0 OR limit - u.used - u.held >= excluded.held
-//	RETURNING period
+// On PostgreSQL the step is one statement: a CTE locks the existing rows
+// (SELECT ... FOR UPDATE, which in READ COMMITTED returns each row as its
+// last writer committed it), computes the hold in SQL, updates the rows,
+// inserts missing ones holding it, and records the hold, so the rows stay
+// locked only while the server runs it, never across a round trip to the
+// client. A refusal changes nothing and returns the rows it read, from which
+// Reserve builds the *quota.ExceededError. A row another transaction created
+// meanwhile aborts the statement (a NOT NULL violation on the hold's id) and
+// Reserve runs it again. On SQLite the step is one write transaction: an
+// upsert that creates or touches the rows takes the write lock and returns
+// them, quota.Usage.Admit computes the hold (or the refusal, from those very
+// rows), and the rows and the hold are written.
 //
-// The condition is evaluated by the database on the row it has locked, in
-// its latest committed version, so there is no window between check and
-// update and no lost update, across any number of processes. Fewer than
-// three rows returned means some period had no room: the whole reservation
-// is undone and Reserve returns the *quota.ExceededError that Usage.Check
-// builds from the rows as they then are. On PostgreSQL the upsert and the
-// hold's row are one statement (a data-modifying WITH; a NOT NULL
-// violation on the hold's id undoes it when there is no room), so the rows
-// stay locked only while the server runs it, never across a round trip to
-// the client; on SQLite they are one write transaction.
+// The hold's row keeps the held amount (its estimate column holds the
+// capped value), which is what Settle, Release and Sweep take out of held.
 //
 // Settle and Release delete the hold's row with DELETE ... RETURNING and,
 // in the same statement (PostgreSQL) or transaction (SQLite), move its

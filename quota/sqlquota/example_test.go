@@ -17,7 +17,9 @@ import (
 )
 
 // A token budget on a SQLite file: open the host's *sql.DB, migrate once at
-// start, then gate turns with Reserve and Settle. Every process opening the
+// start, then gate turns with Reserve and Settle. A turn is admitted while
+// allowance is left, holding at most what is left; here the host bounds the
+// turn by its hold, so usage stops at the limit. Every process opening the
 // same database (on PostgreSQL: the same schema) shares the budget.
 func Example() {
 	ctx := context.Background()
@@ -42,20 +44,22 @@ func Example() {
 	}
 
 	now := time.Date(2026, 5, 5, 9, 30, 0, 0, time.UTC)
-	for turn := 1; turn <= 3; turn++ {
+	for turn := 1; turn <= 4; turn++ {
 		h, err := ledger.Reserve(ctx, "alice", 4_000, now) // prompt/4 + max output tokens
 		var ee *quota.ExceededError
 		if errors.As(err, &ee) {
-			fmt.Printf("turn %d: %s limit reached, resets %s\n", turn, ee.Period, ee.ResetsAt.Format(time.DateTime))
+			fmt.Printf("turn %d: %s limit reached (%d of %d used), resets %s\n",
+				turn, ee.Period, ee.Used, ee.Limit, ee.ResetsAt.Format(time.DateTime))
 			continue
 		}
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := ledger.Settle(ctx, h, 3_500); err != nil { // what the provider reported
+		used := min(3_500, h.Estimate) // what the provider reported, the output capped by the hold
+		if err := ledger.Settle(ctx, h, used); err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("turn %d: settled 3500\n", turn)
+		fmt.Printf("turn %d: held %d, settled %d\n", turn, h.Estimate, used)
 	}
 	u, err := ledger.Usage(ctx, "alice", now)
 	if err != nil {
@@ -63,8 +67,9 @@ func Example() {
 	}
 	fmt.Printf("daily: %d of %d used, %d held\n", u.Daily.Used, u.Daily.Limit, u.Daily.Held)
 	// Output:
-	// turn 1: settled 3500
-	// turn 2: settled 3500
-	// turn 3: daily limit reached, resets 2026-05-06 00:00:00
-	// daily: 7000 of 10000 used, 0 held
+	// turn 1: held 4000, settled 3500
+	// turn 2: held 4000, settled 3500
+	// turn 3: held 3000, settled 3000
+	// turn 4: daily limit reached (10000 of 10000 used), resets 2026-05-06 00:00:00
+	// daily: 10000 of 10000 used, 0 held
 }

@@ -99,82 +99,157 @@ func checkUser(op, userID string) error {
 	return nil
 }
 
-// errNoRoom rolls back a reservation that did not fit some period.
-var errNoRoom = errors.New("sqlquota: no room")
+// lockUsageSQL makes sure the user's three usage rows exist and returns
+// them, in the fixed period order. Its no-op update writes, so on SQLite it
+// takes the write lock before it reads, and what it returns stays true until
+// the transaction ends.
+const lockUsageSQL = `INSERT INTO parley_quota_usage AS u (user_id, period, period_start_ns, used, held)
+VALUES ($1, 'daily', $2, 0, 0), ($1, 'weekly', $3, 0, 0), ($1, 'monthly', $4, 0, 0)
+ON CONFLICT (user_id, period, period_start_ns) DO UPDATE SET held = u.held
+RETURNING period, used, held`
 
-// The conditional hold: one upsert over the three usage rows, in the fixed
-// period order. A missing row is inserted holding the estimate (New checked
-// that the estimate fits an empty period); an existing one is updated only
-// if the estimate fits on top of what it uses and holds. PostgreSQL
-// evaluates that condition on the latest committed row, under the row lock
-// the upsert takes, so there is no window between check and update. Rows
-// that do not fit are not returned: fewer than three rows means refuse.
-const reserveSQL = `INSERT INTO parley_quota_usage AS u (user_id, period, period_start_ns, used, held)
-VALUES ($1, 'daily', $2, 0, $5), ($1, 'weekly', $3, 0, $5), ($1, 'monthly', $4, 0, $5)
-ON CONFLICT (user_id, period, period_start_ns) DO UPDATE SET held = u.held + excluded.held
-WHERE ` + limitSQL + ` < 0 OR ` + limitSQL + ` - u.used - u.held >= excluded.held
-RETURNING period`
-
-// limitSQL is the resolved limit of the row's period, passed as $6-$8.
-const limitSQL = `(CASE u.period WHEN 'daily' THEN CAST($6 AS BIGINT) WHEN 'weekly' THEN CAST($7 AS BIGINT) ELSE CAST($8 AS BIGINT) END)`
+const holdSQL = `UPDATE parley_quota_usage SET held = held + $5
+WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
+  OR (period = 'weekly' AND period_start_ns = $3) OR (period = 'monthly' AND period_start_ns = $4))`
 
 const insertHoldSQL = `INSERT INTO parley_quota_holds
 (id, user_id, estimate, daily_start_ns, weekly_start_ns, monthly_start_ns, expires_at_ns)
 VALUES ($1, $2, $3, $4, $5, $6, $7)`
 
-// reservePostgresSQL is the whole reservation as one statement, so the
-// usage rows stay locked only while the server runs it and commits, never
-// across a round trip to the client. The upsert runs first (a data-modifying
-// WITH runs to completion); if it held fewer than three rows, the hold's id
-// comes out NULL, the NOT NULL constraint aborts the statement, and with it
-// the rows it did hold. That error (23502) is how "no room" comes back.
-const reservePostgresSQL = `WITH room AS (` + reserveSQL + `)
-INSERT INTO parley_quota_holds (id, user_id, estimate, daily_start_ns, weekly_start_ns, monthly_start_ns, expires_at_ns)
-SELECT CASE WHEN COUNT(*) = 3 THEN CAST($9 AS TEXT) END, $1, $5, $2, $3, $4, $10 FROM room`
-
-// hold records hold id and holds estimate in the three periods, or returns
-// errNoRoom, holding nothing, if a period has no room for it.
-func (l *Ledger) hold(ctx context.Context, id, userID string, estimate int64, starts [3]int64, expNs int64, lim [3]int64) error {
-	if l.db.dialect == Postgres {
-		return l.db.retry(ctx, func() error {
-			_, err := l.db.q().ExecContext(ctx, reservePostgresSQL,
-				userID, starts[0], starts[1], starts[2], estimate, lim[0], lim[1], lim[2], id, expNs)
-			if sqlState(err) == "23502" { // not_null_violation: see reservePostgresSQL
-				return errNoRoom
-			}
-			return err
-		})
-	}
-	return l.db.write(ctx, func(q querier) error {
-		if _, err := q.ExecContext(ctx, insertHoldSQL, id, userID, estimate, starts[0], starts[1], starts[2], expNs); err != nil {
-			return err
-		}
-		rows, err := q.QueryContext(ctx, reserveSQL, userID, starts[0], starts[1], starts[2], estimate, lim[0], lim[1], lim[2])
+// reserveSQLite reserves in one write transaction: lock and read the rows,
+// let quota.Usage.Admit cap the hold (or refuse it, from the very rows it
+// read), then hold it and record the hold.
+func (l *Ledger) reserveSQLite(ctx context.Context, id, userID string, estimate int64, w *quota.Windows, starts [3]int64, expNs int64, lim [3]int64) (int64, error) {
+	var held int64
+	err := l.db.write(ctx, func(q querier) error {
+		u := emptyUsage(userID, w, lim)
+		rows, err := q.QueryContext(ctx, lockUsageSQL, userID, starts[0], starts[1], starts[2])
 		if err != nil {
 			return err
 		}
-		n := 0
-		for rows.Next() {
-			n++
-		}
-		if err := rows.Close(); err != nil {
+		if err := scanUsage(rows, &u); err != nil {
 			return err
 		}
-		if n < len(periods) {
-			return errNoRoom
+		if held, err = u.Admit(estimate); err != nil {
+			return err // rolls back the rows lockUsageSQL made
 		}
-		return nil
+		if held > 0 {
+			if _, err := q.ExecContext(ctx, holdSQL, userID, starts[0], starts[1], starts[2], held); err != nil {
+				return err
+			}
+		}
+		_, err = q.ExecContext(ctx, insertHoldSQL, id, userID, held, starts[0], starts[1], starts[2], expNs)
+		return err
 	})
+	return held, err
 }
 
-// reserveAttempts bounds how often Reserve tries again when a refusal
-// turned out, on reading the usage, to fit after all (other turns settled
-// in between).
+// reservePostgresSQL is the whole reservation as one statement, so the
+// usage rows stay locked only while the server runs it and commits, never
+// across a round trip to the client:
+//
+//   - cur locks the user's existing rows in the fixed period order (FOR
+//     UPDATE waits for a writer and then returns the row as it committed);
+//   - amount applies quota.Usage.Admit's rule to them, a missing row being
+//     empty: NULL if refused, else the estimate capped at the smallest room;
+//   - upd adds it to the existing rows, ins inserts the missing ones holding
+//     it, and hold records the hold;
+//   - the statement returns the rows as cur read them and the amount.
+//
+// A row another transaction created after the statement's snapshot is
+// neither locked nor inserted (ON CONFLICT DO NOTHING); then fewer than three
+// rows hold the amount, the hold's id comes out NULL, and the NOT NULL
+// constraint aborts the whole statement (23502): Reserve runs it again and
+// sees the row. A refusal changes nothing and returns the rows that refused.
+const reservePostgresSQL = `WITH cur AS (
+  SELECT period, used, held FROM parley_quota_usage
+  WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
+    OR (period = 'weekly' AND period_start_ns = $3) OR (period = 'monthly' AND period_start_ns = $4))
+  ORDER BY CASE period WHEN 'daily' THEN 1 WHEN 'weekly' THEN 2 ELSE 3 END
+  FOR UPDATE
+), p AS (
+  SELECT v.rank, v.period, v.start, v.lim, c.period IS NOT NULL AS present,
+    COALESCE(c.used, 0) AS used, COALESCE(c.held, 0) AS held
+  FROM (VALUES (1, 'daily', CAST($2 AS BIGINT), CAST($6 AS BIGINT)),
+               (2, 'weekly', CAST($3 AS BIGINT), CAST($7 AS BIGINT)),
+               (3, 'monthly', CAST($4 AS BIGINT), CAST($8 AS BIGINT))) AS v (rank, period, start, lim)
+  LEFT JOIN cur AS c ON c.period = v.period
+), amount AS (
+  SELECT CASE
+    WHEN CAST($5 AS BIGINT) = 0 THEN CAST(0 AS BIGINT)
+    WHEN bool_and(lim < 0 OR lim - used - held > 0)
+      THEN LEAST(CAST($5 AS BIGINT), COALESCE(MIN(lim - used - held) FILTER (WHERE lim >= 0), CAST($5 AS BIGINT)))
+  END AS n FROM p
+), upd AS (
+  UPDATE parley_quota_usage AS u SET held = u.held + a.n
+  FROM amount AS a, p
+  WHERE a.n IS NOT NULL AND p.present
+    AND u.user_id = $1 AND u.period = p.period AND u.period_start_ns = p.start
+  RETURNING u.period
+), ins AS (
+  INSERT INTO parley_quota_usage (user_id, period, period_start_ns, used, held)
+  SELECT $1, p.period, p.start, 0, a.n FROM p, amount AS a
+  WHERE a.n IS NOT NULL AND NOT p.present
+  ORDER BY p.rank
+  ON CONFLICT (user_id, period, period_start_ns) DO NOTHING
+  RETURNING period
+), hold AS (
+  INSERT INTO parley_quota_holds (id, user_id, estimate, daily_start_ns, weekly_start_ns, monthly_start_ns, expires_at_ns)
+  SELECT CASE WHEN (SELECT COUNT(*) FROM upd) + (SELECT COUNT(*) FROM ins) = 3 THEN CAST($9 AS TEXT) END,
+    $1, a.n, $2, $3, $4, $10
+  FROM amount AS a WHERE a.n IS NOT NULL
+)
+SELECT p.period, p.used, p.held, a.n FROM p, amount AS a ORDER BY p.rank`
+
+// reserveAttempts bounds how often Reserve runs reservePostgresSQL again
+// after it lost the race to create a usage row of a new period. The next
+// attempt sees the row, so one more is nearly always enough.
 const reserveAttempts = 8
 
-// Reserve implements quota.Ledger. The check and the hold are one
-// conditional upsert in one transaction with the hold's row; see the
-// package documentation.
+func (l *Ledger) reservePostgres(ctx context.Context, id, userID string, estimate int64, w *quota.Windows, starts [3]int64, expNs int64, lim [3]int64) (int64, error) {
+	for range reserveAttempts {
+		var u quota.Usage
+		var held sql.NullInt64
+		err := l.db.retry(ctx, func() error {
+			u, held = emptyUsage(userID, w, lim), sql.NullInt64{}
+			rows, err := l.db.q().QueryContext(ctx, reservePostgresSQL,
+				userID, starts[0], starts[1], starts[2], estimate, lim[0], lim[1], lim[2], id, expNs)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var per string
+				var used, h int64
+				if err := rows.Scan(&per, &used, &h, &held); err != nil {
+					return err
+				}
+				setRow(&u, per, used, h)
+			}
+			return rows.Err()
+		})
+		if sqlState(err) == "23502" { // not_null_violation: see reservePostgresSQL
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if held.Valid {
+			return held.Int64, nil
+		}
+		// Refused: the rows as the statement locked them say why, and
+		// Admit builds the same error every implementation returns.
+		if _, err := u.Admit(estimate); err != nil {
+			return 0, err
+		}
+		return 0, fmt.Errorf("sqlquota: reserve for %q: refused by the database but admitted by quota.Usage.Admit", userID)
+	}
+	return 0, fmt.Errorf("sqlquota: reserve for %q: lost the race to create usage rows %d times; try again", userID, reserveAttempts)
+}
+
+// Reserve implements quota.Ledger. The check, the cap and the hold are one
+// atomic step: one statement on PostgreSQL, one write transaction on
+// SQLite; see the package documentation.
 func (l *Ledger) Reserve(ctx context.Context, userID string, estimate int64, now time.Time) (quota.Hold, error) {
 	if err := ctx.Err(); err != nil {
 		return quota.Hold{}, err
@@ -195,37 +270,24 @@ func (l *Ledger) Reserve(ctx context.Context, userID string, estimate int64, now
 	if err != nil {
 		return quota.Hold{}, err
 	}
-	for range reserveAttempts {
-		lim, err := l.limits(ctx, userID)
-		if err != nil {
-			return quota.Hold{}, fail(ctx, "reserve", err)
-		}
-		fitsEmpty := true
-		for _, n := range lim {
-			fitsEmpty = fitsEmpty && (n < 0 || estimate <= n)
-		}
-		id := "h_" + rand.Text()
-		if fitsEmpty {
-			err = l.hold(ctx, id, userID, estimate, starts, expNs, lim)
-			if err == nil {
-				return quota.Hold{ID: id, UserID: userID, Estimate: estimate, ExpiresAt: expires}, nil
-			}
-			if !errors.Is(err, errNoRoom) {
-				return quota.Hold{}, fail(ctx, "reserve", err)
-			}
-		}
-		// Refused. The rows as they are now name the period to report;
-		// Usage.Check picks it, as every implementation does.
-		u, err := l.usage(ctx, userID, w, lim)
-		if err != nil {
-			return quota.Hold{}, fail(ctx, "reserve", err)
-		}
-		if err := u.Check(estimate); err != nil {
-			return quota.Hold{}, err
-		}
-		// Holds closed between the refusal and the read: try again.
+	lim, err := l.limits(ctx, userID)
+	if err != nil {
+		return quota.Hold{}, fail(ctx, "reserve", err)
 	}
-	return quota.Hold{}, fmt.Errorf("sqlquota: reserve for %q: refused %d times while usage kept changing; try again", userID, reserveAttempts)
+	id := "h_" + rand.Text()
+	var held int64
+	if l.db.dialect == Postgres {
+		held, err = l.reservePostgres(ctx, id, userID, estimate, w, starts, expNs, lim)
+	} else {
+		held, err = l.reserveSQLite(ctx, id, userID, estimate, w, starts, expNs, lim)
+	}
+	if errors.Is(err, quota.ErrExceeded) {
+		return quota.Hold{}, err
+	}
+	if err != nil {
+		return quota.Hold{}, fail(ctx, "reserve", err)
+	}
+	return quota.Hold{ID: id, UserID: userID, Estimate: held, ExpiresAt: expires}, nil
 }
 
 // limits returns userID's effective limits, shortest period first.
@@ -263,17 +325,49 @@ func (l *Ledger) override(ctx context.Context, userID string) (quota.Limits, err
 	return o, nil
 }
 
+// emptyUsage is userID's usage in w, with the given limits, before any row
+// is read.
+func emptyUsage(userID string, w *quota.Windows, lim [3]int64) quota.Usage {
+	u := quota.Usage{UserID: userID}
+	for i, pu := range [3]*quota.PeriodUsage{&u.Daily, &u.Weekly, &u.Monthly} {
+		*pu = quota.PeriodUsage{Period: periods[i], Start: w[i].Start, ResetsAt: w[i].End, Limit: lim[i]}
+	}
+	return u
+}
+
+// setRow sets the used and held tokens of the period named per.
+func setRow(u *quota.Usage, per string, used, held int64) {
+	switch quota.Period(per) {
+	case quota.Daily:
+		u.Daily.Used, u.Daily.Held = used, held
+	case quota.Weekly:
+		u.Weekly.Used, u.Weekly.Held = used, held
+	case quota.Monthly:
+		u.Monthly.Used, u.Monthly.Held = used, held
+	}
+}
+
+// scanUsage reads rows of (period, used, held) into u and closes them.
+func scanUsage(rows *sql.Rows, u *quota.Usage) error {
+	defer rows.Close()
+	for rows.Next() {
+		var per string
+		var used, held int64
+		if err := rows.Scan(&per, &used, &held); err != nil {
+			return err
+		}
+		setRow(u, per, used, held)
+	}
+	return rows.Err()
+}
+
 // usage reads userID's rows of the periods in w, with the given limits.
 func (l *Ledger) usage(ctx context.Context, userID string, w *quota.Windows, lim [3]int64) (quota.Usage, error) {
 	starts, err := windowStarts(w, "usage")
 	if err != nil {
 		return quota.Usage{}, err
 	}
-	u := quota.Usage{UserID: userID}
-	pus := [3]*quota.PeriodUsage{&u.Daily, &u.Weekly, &u.Monthly}
-	for i, pu := range pus {
-		*pu = quota.PeriodUsage{Period: periods[i], Start: w[i].Start, ResetsAt: w[i].End, Limit: lim[i]}
-	}
+	u := emptyUsage(userID, w, lim)
 	// One statement, so the three rows come from one snapshot.
 	rows, err := l.db.q().QueryContext(ctx, `SELECT period, used, held FROM parley_quota_usage
 WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
@@ -282,18 +376,10 @@ WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
 	if err != nil {
 		return quota.Usage{}, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var per string
-		var used, held int64
-		if err := rows.Scan(&per, &used, &held); err != nil {
-			return quota.Usage{}, err
-		}
-		if i := slices.Index(periods[:], quota.Period(per)); i >= 0 {
-			pus[i].Used, pus[i].Held = used, held
-		}
+	if err := scanUsage(rows, &u); err != nil {
+		return quota.Usage{}, err
 	}
-	return u, rows.Err()
+	return u, nil
 }
 
 // Settle implements quota.Ledger.
