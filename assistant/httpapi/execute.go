@@ -20,12 +20,20 @@ type ExecuteRequest struct {
 // envelope ({"ok", "summary", "data", "error"}); a tool failure is a 200
 // with ok false, a tool the user may not use is 404.
 func (h *Handler) executeTool(w http.ResponseWriter, r *http.Request, u parley.User) {
+	name, ok := h.pathValue(w, r, "name")
+	if !ok {
+		return
+	}
 	var req ExecuteRequest
 	if !h.decode(w, r, &req) {
 		return
 	}
+	if field := req.nulField(); field != "" {
+		h.invalid(w, r, field+" contains a NUL character")
+		return
+	}
 	res, err := h.eng.ExecuteTool(r.Context(), u, assistant.ExecuteRequest{
-		Tool: r.PathValue("name"), Args: req.Args, ThreadID: req.ThreadID, Page: req.Page,
+		Tool: name, Args: req.Args, ThreadID: req.ThreadID, Page: req.Page,
 	})
 	if err != nil {
 		h.fail(w, r, err)

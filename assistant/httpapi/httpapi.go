@@ -3,9 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -16,16 +17,25 @@ import (
 	"github.com/parleyhq/parley/store"
 )
 
-// Config configures a Handler. Authenticate is required.
+// Config configures a Handler. Authenticate is required; every other
+// field's zero value is a documented default.
 type Config struct {
 	// Authenticate returns the user making the request. An error answers 401
 	// and is logged, never shown.
 	Authenticate func(*http.Request) (parley.User, error)
-	// MaxBodyBytes bounds a request body (default 1 MiB). The message limit
-	// itself is the Engine's (assistant.Config.MaxMessageBytes).
+	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes). A
+	// larger body is refused with 413 before it is decoded past the limit.
+	// The message limit itself is the Engine's
+	// (assistant.Config.MaxMessageBytes).
 	MaxBodyBytes int64
 	Logger       *slog.Logger // nil: discard
 }
+
+// DefaultMaxBodyBytes is the default Config.MaxBodyBytes: 512 KiB. It fits
+// the Engine's defaults with room to spare: a continuation may carry client
+// tool output up to 8 x MaxMessageBytes (256 KiB) plus a message (32 KiB),
+// JSON escaping included.
+const DefaultMaxBodyBytes = 512 << 10
 
 // Handler serves the chat API under /api/chat/. Mount it at the root of a
 // mux or behind a prefix-preserving router:
@@ -57,7 +67,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		panic("httpapi: New needs an Engine and Config.Authenticate")
 	}
 	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 1 << 20
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -175,6 +185,14 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	h.writeErrorStatus(w, StatusOf(code), code, msg)
 }
 
+// invalid answers 400 invalid_request naming what is wrong. detail is
+// built by the Handler, never copied from input beyond a clipped name; it
+// is logged at Debug with the path, never with the body.
+func (h *Handler) invalid(w http.ResponseWriter, r *http.Request, detail string) {
+	h.cfg.Logger.Debug("httpapi: invalid request", "path", r.URL.Path, "err", detail)
+	h.writeErrorStatus(w, http.StatusBadRequest, assistant.CodeInvalidRequest, "The request is not valid: "+detail+".")
+}
+
 func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -245,14 +263,18 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 	if !h.decode(w, r, &req) {
 		return
 	}
+	if field := req.nulField(); field != "" {
+		h.invalid(w, r, field+" contains a NUL character")
+		return
+	}
+	areq, err := req.request()
+	if err != nil {
+		h.invalid(w, r, err.Error())
+		return
+	}
 	rc := http.NewResponseController(w)
 	buf := make([]byte, 0, 512)
 	started := false
-	areq, err := req.request()
-	if err != nil {
-		h.writeErrorStatus(w, http.StatusBadRequest, assistant.CodeInvalidRequest, "The request is not valid: "+err.Error()+".")
-		return
-	}
 	for b := range h.eng.Stream(r.Context(), u, areq) {
 		if !started {
 			// A stream that fails before its first meta block was refused:
@@ -280,30 +302,6 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 			return
 		}
 	}
-}
-
-// decode reads exactly one JSON value, bounded by MaxBodyBytes, into v. On
-// failure it has answered the request (400, or 413 for a body too large)
-// and reports false.
-func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
-	dec := json.NewDecoder(r.Body)
-	err := dec.Decode(v)
-	if err == nil {
-		// Anything after the value but white space is refused, including
-		// a stray '}' that dec.More would not report.
-		if _, err = dec.Token(); err == io.EOF {
-			return true
-		} else if err == nil {
-			err = errors.New("trailing data after the JSON body")
-		}
-	}
-	code := assistant.CodeInvalidRequest
-	if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-		code = assistant.CodeTooLarge
-	}
-	h.writeError(w, code)
-	return false
 }
 
 // threadJSON is a thread as the API shows it.
@@ -338,7 +336,7 @@ func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.U
 	if s := q.Get("limit"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 200 {
-			h.writeError(w, assistant.CodeInvalidRequest)
+			h.invalid(w, r, "limit must be a whole number from 1 to 200")
 			return
 		}
 		opts.Limit = n
@@ -346,7 +344,7 @@ func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.U
 	if s := q.Get("before"); s != "" {
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			h.writeError(w, assistant.CodeInvalidRequest)
+			h.invalid(w, r, "before must be a time in RFC 3339 form, such as 2025-01-02T15:04:05Z")
 			return
 		}
 		opts.Before = t
@@ -364,7 +362,11 @@ func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.U
 }
 
 func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.User) {
-	t, msgs, err := h.eng.Thread(r.Context(), u, r.PathValue("id"))
+	id, ok := h.pathValue(w, r, "id")
+	if !ok {
+		return
+	}
+	t, msgs, err := h.eng.Thread(r.Context(), u, id)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -413,7 +415,11 @@ type proposalJSON struct {
 }
 
 func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.User) {
-	if err := h.eng.Cancel(r.Context(), u, r.PathValue("id")); err != nil {
+	id, ok := h.pathValue(w, r, "id")
+	if !ok {
+		return
+	}
+	if err := h.eng.Cancel(r.Context(), u, id); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -421,7 +427,11 @@ func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.Us
 }
 
 func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley.User) {
-	if err := h.eng.ArchiveThread(r.Context(), u, r.PathValue("id")); err != nil {
+	id, ok := h.pathValue(w, r, "id")
+	if !ok {
+		return
+	}
+	if err := h.eng.ArchiveThread(r.Context(), u, id); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -438,7 +448,12 @@ type toolJSON struct {
 }
 
 func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.User) {
-	specs, err := h.eng.Tools(r.Context(), u, r.URL.Query().Get("page"))
+	page := r.URL.Query().Get("page")
+	if hasNUL(page) {
+		h.invalid(w, r, "page contains a NUL character")
+		return
+	}
+	specs, err := h.eng.Tools(r.Context(), u, page)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -467,7 +482,10 @@ func toUsageJSON(us quota.Usage) usageJSON {
 }
 
 func (h *Handler) getUsage(w http.ResponseWriter, r *http.Request, u parley.User) {
-	id := r.PathValue("user_id")
+	id, ok := h.pathValue(w, r, "user_id")
+	if !ok {
+		return
+	}
 	if id == "" {
 		id = u.ID
 	}
@@ -483,12 +501,18 @@ func (h *Handler) getUsage(w http.ResponseWriter, r *http.Request, u parley.User
 // (absent leaves the period as it is), a number sets the override (-1 is
 // unlimited), null restores the system default.
 func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, u parley.User) {
+	id, ok := h.pathValue(w, r, "user_id")
+	if !ok {
+		return
+	}
 	var body map[string]json.RawMessage
 	if !h.decode(w, r, &body) {
 		return
 	}
 	var up assistant.LimitsUpdate
-	for key, raw := range body {
+	// In a fixed order, so a body with several faults is always refused
+	// for the same one.
+	for _, key := range slices.Sorted(maps.Keys(body)) {
 		var field ***int64
 		switch key {
 		case "daily":
@@ -498,17 +522,17 @@ func (h *Handler) setLimits(w http.ResponseWriter, r *http.Request, u parley.Use
 		case "monthly":
 			field = &up.Monthly
 		default:
-			h.writeError(w, assistant.CodeInvalidRequest)
+			h.invalid(w, r, "unknown field "+quoteName(key)+" (want daily, weekly or monthly)")
 			return
 		}
 		var v *int64 // null decodes to nil: back to the default
-		if err := json.Unmarshal(raw, &v); err != nil {
-			h.writeError(w, assistant.CodeInvalidRequest)
+		if err := json.Unmarshal(body[key], &v); err != nil {
+			h.invalid(w, r, key+" must be a whole number or null")
 			return
 		}
 		*field = &v
 	}
-	us, err := h.eng.SetLimits(r.Context(), u, r.PathValue("user_id"), up)
+	us, err := h.eng.SetLimits(r.Context(), u, id, up)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -162,6 +162,35 @@ func (h *harness) do(method, path, user, body string) *http.Response {
 	return h.request(context.Background(), method, path, user, body)
 }
 
+// send makes a request with exactly the headers given (besides the
+// client's own), so a test controls Content-Type, Origin and
+// Sec-Fetch-Site.
+func (h *harness) send(method, path, body string, hdr map[string]string) *http.Response {
+	h.t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, h.srv.URL+path, rd)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := h.srv.Client().Do(req)
+	if err != nil {
+		h.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return resp
+}
+
+func discard(resp *http.Response) int {
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
 func streamBody(t *testing.T, r httpapi.StreamRequest) string {
 	t.Helper()
 	raw, err := json.Marshal(r)
@@ -210,8 +239,16 @@ func parseLines(t *testing.T, raw []byte) []blocks.Block {
 	return out
 }
 
-// wantError checks resp is a JSON error with status and code.
-func wantError(t *testing.T, resp *http.Response, status int, code assistant.ErrorCode) {
+// specificMessages are the codes whose message is worded for the case (the
+// field at fault, the limit); every other code carries the Engine's safe
+// message.
+var specificMessages = map[assistant.ErrorCode]bool{
+	assistant.CodeInvalidRequest: true, assistant.CodeTooLarge: true,
+}
+
+// wantError checks resp is a JSON error with status and code and returns
+// its message, for the caller to check when the code's message is specific.
+func wantError(t *testing.T, resp *http.Response, status int, code assistant.ErrorCode) string {
 	t.Helper()
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
@@ -233,8 +270,22 @@ func wantError(t *testing.T, resp *http.Response, status int, code assistant.Err
 	if body.Error.Code != string(code) {
 		t.Fatalf("error code %q, want %q; body %s", body.Error.Code, code, raw)
 	}
-	if body.Error.Message != assistant.SafeMessage(code) {
+	if body.Error.Message == "" {
+		t.Errorf("error with no message: %s", raw)
+	}
+	if !specificMessages[code] && body.Error.Message != assistant.SafeMessage(code) {
 		t.Errorf("error message %q, want the safe message %q", body.Error.Message, assistant.SafeMessage(code))
+	}
+	return body.Error.Message
+}
+
+// wantInvalid checks resp is a 400 invalid_request whose message says
+// what is wrong: it contains want.
+func wantInvalid(t *testing.T, resp *http.Response, want string) {
+	t.Helper()
+	msg := wantError(t, resp, http.StatusBadRequest, assistant.CodeInvalidRequest)
+	if !strings.HasPrefix(msg, "The request is not valid: ") || !strings.Contains(msg, want) {
+		t.Errorf("message %q, want it to name what is wrong: %q", msg, want)
 	}
 }
 
@@ -681,30 +732,37 @@ func TestStreamRejectsBadInput(t *testing.T) {
 		body   string
 		status int
 		code   assistant.ErrorCode
+		msg    string // what the message must say; "" for the code's safe message
 	}{
-		{"malformed JSON", `{"message":`, 400, assistant.CodeInvalidRequest},
-		{"not JSON", `hello`, 400, assistant.CodeInvalidRequest},
-		{"empty body", ``, 400, assistant.CodeInvalidRequest},
-		{"wrong type", `{"message":5}`, 400, assistant.CodeInvalidRequest},
-		{"trailing garbage", `{"message":"hi"} x`, 400, assistant.CodeInvalidRequest},
-		{"second value", `{"message":"hi"}{"message":"again"}`, 400, assistant.CodeInvalidRequest},
-		{"trailing closing brace", `{"message":"hi"}}`, 400, assistant.CodeInvalidRequest},
-		{"trailing closing bracket", `{"message":"hi"}]`, 400, assistant.CodeInvalidRequest},
-		{"empty message", `{"message":""}`, 400, assistant.CodeInvalidRequest},
-		{"missing message", `{}`, 400, assistant.CodeInvalidRequest},
-		{"whitespace-only message", `{"message":" \n\t "}`, 400, assistant.CodeInvalidRequest},
-		{"message over MaxMessageBytes", `{"message":"` + strings.Repeat("x", 65) + `"}`, 413, assistant.CodeTooLarge},
-		{"body over MaxBodyBytes", `{"message":"` + strings.Repeat("y", 3000) + `"}`, 413, assistant.CodeTooLarge},
-		{"body over MaxBodyBytes after the JSON value", `{"message":"hi"}` + strings.Repeat(" ", 3000), 413, assistant.CodeTooLarge},
-		{"unknown thread", `{"thread_id":"no-such-thread","message":"hi"}`, 404, assistant.CodeNotFound},
-		{"overlong thread id", `{"thread_id":"` + strings.Repeat("t", 300) + `","message":"hi"}`, 404, assistant.CodeNotFound},
+		{"malformed JSON", `{"message":`, 400, assistant.CodeInvalidRequest, "the JSON body ends early"},
+		{"not JSON", `hello`, 400, assistant.CodeInvalidRequest, "malformed JSON at byte 1"},
+		{"empty body", ``, 400, assistant.CodeInvalidRequest, "the body is empty"},
+		{"wrong type", `{"message":5}`, 400, assistant.CodeInvalidRequest, "message must be a string, not a number"},
+		{"trailing garbage", `{"message":"hi"} x`, 400, assistant.CodeInvalidRequest, "malformed JSON at byte 17"},
+		{"second value", `{"message":"hi"}{"message":"again"}`, 400, assistant.CodeInvalidRequest, "trailing data after the JSON body"},
+		{"trailing closing brace", `{"message":"hi"}}`, 400, assistant.CodeInvalidRequest, "malformed JSON at byte 16"},
+		{"trailing closing bracket", `{"message":"hi"}]`, 400, assistant.CodeInvalidRequest, "malformed JSON at byte 16"},
+		{"empty message", `{"message":""}`, 400, assistant.CodeInvalidRequest, ""},
+		{"missing message", `{}`, 400, assistant.CodeInvalidRequest, ""},
+		{"whitespace-only message", `{"message":" \n\t "}`, 400, assistant.CodeInvalidRequest, ""},
+		{"message over MaxMessageBytes", `{"message":"` + strings.Repeat("x", 65) + `"}`, 413, assistant.CodeTooLarge, assistant.SafeMessage(assistant.CodeTooLarge)},
+		{"body over MaxBodyBytes", `{"message":"` + strings.Repeat("y", 3000) + `"}`, 413, assistant.CodeTooLarge, "larger than 1024 bytes"},
+		{"body over MaxBodyBytes after the JSON value", `{"message":"hi"}` + strings.Repeat(" ", 3000), 413, assistant.CodeTooLarge, "larger than 1024 bytes"},
+		{"unknown thread", `{"thread_id":"no-such-thread","message":"hi"}`, 404, assistant.CodeNotFound, ""},
+		{"overlong thread id", `{"thread_id":"` + strings.Repeat("t", 300) + `","message":"hi"}`, 404, assistant.CodeNotFound, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(t, fake.New(),
 				withEngine(func(cfg *assistant.Config) { cfg.MaxMessageBytes = 64 }),
 				withAPI(func(cfg *httpapi.Config) { cfg.MaxBodyBytes = 1024 }))
-			wantError(t, h.do("POST", "/api/chat/stream", "alice", c.body), c.status, c.code)
+			msg := wantError(t, h.do("POST", "/api/chat/stream", "alice", c.body), c.status, c.code)
+			if c.msg == "" && c.code == assistant.CodeInvalidRequest {
+				c.msg = assistant.SafeMessage(c.code)
+			}
+			if c.msg != "" && !strings.Contains(msg, c.msg) {
+				t.Errorf("message %q, want it to contain %q", msg, c.msg)
+			}
 			h.assertNothingPersisted()
 			if ts := h.listThreads("alice", ""); len(ts) != 0 {
 				t.Errorf("list threads after a refused stream: %+v", ts)
@@ -1108,7 +1166,8 @@ func TestListThreadsRejectsBadQuery(t *testing.T) {
 		"?before=yesterday", "?before=2024-01-01", "?before=1700000000",
 	} {
 		t.Run(q, func(t *testing.T) {
-			wantError(t, h.do("GET", "/api/chat/threads"+q, "alice", ""), 400, assistant.CodeInvalidRequest)
+			param, _, _ := strings.Cut(q[1:], "=")
+			wantInvalid(t, h.do("GET", "/api/chat/threads"+q, "alice", ""), param+" must be")
 		})
 	}
 }
