@@ -28,7 +28,17 @@ type Config struct {
 	// The message limit itself is the Engine's
 	// (assistant.Config.MaxMessageBytes).
 	MaxBodyBytes int64
-	Logger       *slog.Logger // nil: discard
+	// TrustedOrigins are origins ("https://app.example.com", scheme, host
+	// and optional port) whose cross-origin requests are allowed through
+	// the cross-origin protection, e.g. a UI served from another host. New
+	// panics on a malformed origin.
+	TrustedOrigins []string
+	// DisableCrossOriginProtection turns off the default CSRF protection,
+	// for hosts that already apply it (with http.CrossOriginProtection or
+	// tokens) in front of the Handler. New panics if TrustedOrigins is set
+	// too, as they would be ignored.
+	DisableCrossOriginProtection bool
+	Logger                       *slog.Logger // nil: discard
 }
 
 // DefaultMaxBodyBytes is the default Config.MaxBodyBytes: 512 KiB. It fits
@@ -36,6 +46,13 @@ type Config struct {
 // tool output up to 8 x MaxMessageBytes (256 KiB) plus a message (32 KiB),
 // JSON escaping included.
 const DefaultMaxBodyBytes = 512 << 10
+
+// Error codes the Handler answers itself, beside the assistant.ErrorCode
+// values the Engine's errors map to.
+const (
+	codeMethodNotAllowed     assistant.ErrorCode = "method_not_allowed"     // 405
+	codeUnsupportedMediaType assistant.ErrorCode = "unsupported_media_type" // 415: a body that is not application/json
+)
 
 // Handler serves the chat API under /api/chat/. Mount it at the root of a
 // mux or behind a prefix-preserving router:
@@ -54,14 +71,23 @@ const DefaultMaxBodyBytes = 512 << 10
 //	GET    /api/chat/quota          the user's token usage and limits per period
 //	GET    /api/chat/quota/{user}   another user's (ManageQuota)
 //	PUT    /api/chat/quota/{user}   set limit overrides (ManageQuota)
+//
+// A POST, PUT or DELETE that carries a body must send it as
+// Content-Type: application/json (415 otherwise), which keeps HTML forms
+// and text/plain posts out. Cross-origin browser requests that change
+// state are refused with 403 by http.CrossOriginProtection unless their
+// origin is in Config.TrustedOrigins; requests without Sec-Fetch-Site or
+// Origin (same-origin and non-browser clients) pass.
 type Handler struct {
-	eng *assistant.Engine
-	cfg Config
-	mux *http.ServeMux
+	eng  *assistant.Engine
+	cfg  Config
+	mux  *http.ServeMux
+	root http.Handler // mux, behind the cross-origin protection unless disabled
 }
 
-// New returns a Handler serving eng. It panics if eng or cfg.Authenticate is
-// nil, as both are programming errors caught at start-up.
+// New returns a Handler serving eng. It panics on a programming error
+// caught at start-up: a nil eng or cfg.Authenticate, a malformed trusted
+// origin, or trusted origins with the protection disabled.
 func New(eng *assistant.Engine, cfg Config) *Handler {
 	if eng == nil || cfg.Authenticate == nil {
 		panic("httpapi: New needs an Engine and Config.Authenticate")
@@ -73,16 +99,16 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{eng: eng, cfg: cfg, mux: http.NewServeMux()}
-	h.mux.HandleFunc("POST /api/chat/stream", h.authed(h.stream))
+	h.mux.HandleFunc("POST /api/chat/stream", h.jsonBody(h.authed(h.stream)))
 	h.mux.HandleFunc("GET /api/chat/threads", h.authed(h.listThreads))
 	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
-	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.authed(h.archiveThread))
-	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.authed(h.cancelTurn))
+	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread)))
+	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn)))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
-	h.mux.HandleFunc("POST /api/chat/tools/{name}/execute", h.authed(h.executeTool))
+	h.mux.HandleFunc("POST /api/chat/tools/{name}/execute", h.jsonBody(h.authed(h.executeTool)))
 	h.mux.HandleFunc("GET /api/chat/quota", h.authed(h.getUsage))
 	h.mux.HandleFunc("GET /api/chat/quota/{user_id}", h.authed(h.getUsage))
-	h.mux.HandleFunc("PUT /api/chat/quota/{user_id}", h.authed(h.setLimits))
+	h.mux.HandleFunc("PUT /api/chat/quota/{user_id}", h.jsonBody(h.authed(h.setLimits)))
 	// The mux's own 404 and 405 answers are plain text; these keep every
 	// error in the JSON shape. A method-less pattern loses to the routes above.
 	for path, allow := range map[string]string{
@@ -97,17 +123,25 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	} {
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
-			h.writeErrorStatus(w, http.StatusMethodNotAllowed, "method_not_allowed", "This method is not allowed here.")
+			h.writeErrorStatus(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "This method is not allowed here.")
 		})
 	}
 	h.mux.HandleFunc("/api/chat/", func(w http.ResponseWriter, r *http.Request) {
-		h.writeErrorStatus(w, http.StatusNotFound, "not_found", "There is nothing here.")
+		h.writeErrorStatus(w, http.StatusNotFound, assistant.CodeNotFound, "There is nothing here.")
 	})
+	h.root = h.mux
+	if cfg.DisableCrossOriginProtection {
+		if len(cfg.TrustedOrigins) > 0 {
+			panic("httpapi: Config.TrustedOrigins has no effect with DisableCrossOriginProtection")
+		}
+	} else {
+		h.root = h.crossOriginProtection().Handler(h.mux)
+	}
 	return h
 }
 
 // ServeHTTP implements http.Handler.
-func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.root.ServeHTTP(w, r) }
 
 type userHandler func(w http.ResponseWriter, r *http.Request, u parley.User)
 

@@ -240,10 +240,11 @@ func parseLines(t *testing.T, raw []byte) []blocks.Block {
 }
 
 // specificMessages are the codes whose message is worded for the case (the
-// field at fault, the limit); every other code carries the Engine's safe
-// message.
+// field at fault, the limit, the cross-origin refusal); every other code
+// carries the Engine's safe message.
 var specificMessages = map[assistant.ErrorCode]bool{
-	assistant.CodeInvalidRequest: true, assistant.CodeTooLarge: true,
+	assistant.CodeInvalidRequest: true, assistant.CodeTooLarge: true, assistant.CodeForbidden: true,
+	"unsupported_media_type": true,
 }
 
 // wantError checks resp is a JSON error with status and code and returns
@@ -431,6 +432,7 @@ func (h *harness) startStream(user, body string, wait time.Duration) (resp *http
 		h.t.Fatal(err)
 	}
 	req.Header.Set("X-User", user)
+	req.Header.Set("Content-Type", "application/json")
 	respc := make(chan *http.Response, 1)
 	go func() {
 		resp, err := h.srv.Client().Do(req)
