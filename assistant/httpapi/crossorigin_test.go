@@ -172,6 +172,8 @@ func TestNewPanicsOnMisconfiguration(t *testing.T) {
 		{"origin with a path", httpapi.Config{TrustedOrigins: []string{"https://app.example.com/chat"}}, "TrustedOrigins[0]"},
 		{"origin without a scheme", httpapi.Config{TrustedOrigins: []string{"https://ok.example", "app.example.com"}}, "TrustedOrigins[1]"},
 		{"trusted origins with the protection off", httpapi.Config{TrustedOrigins: []string{"https://app.example.com"}, DisableCrossOriginProtection: true}, "DisableCrossOriginProtection"},
+		{"unknown execute policy", httpapi.Config{Execute: httpapi.ExecuteAll + 1}, "ExecutePolicy"},
+		{"negative execute policy", httpapi.Config{Execute: -1}, "ExecutePolicy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Authenticate = authenticate

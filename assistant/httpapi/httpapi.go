@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -28,6 +29,9 @@ type Config struct {
 	// The message limit itself is the Engine's
 	// (assistant.Config.MaxMessageBytes).
 	MaxBodyBytes int64
+	// Execute says which tools POST /api/chat/tools/{name}/execute may run
+	// (default ExecuteReadAndMutate: Destructive tools are refused).
+	Execute ExecutePolicy
 	// TrustedOrigins are origins ("https://app.example.com", scheme, host
 	// and optional port) whose cross-origin requests are allowed through
 	// the cross-origin protection, e.g. a UI served from another host. New
@@ -78,6 +82,12 @@ const (
 // state are refused with 403 by http.CrossOriginProtection unless their
 // origin is in Config.TrustedOrigins; requests without Sec-Fetch-Site or
 // Origin (same-origin and non-browser clients) pass.
+//
+// The execute route runs what Config.Execute allows without a confirm
+// card, because the user pressed the button themselves. By default
+// (ExecuteReadAndMutate) that is Read and Mutate tools; a Destructive tool
+// is refused with 403 and never runs unless the host opts in with
+// ExecuteAll.
 type Handler struct {
 	eng  *assistant.Engine
 	cfg  Config
@@ -86,11 +96,15 @@ type Handler struct {
 }
 
 // New returns a Handler serving eng. It panics on a programming error
-// caught at start-up: a nil eng or cfg.Authenticate, a malformed trusted
-// origin, or trusted origins with the protection disabled.
+// caught at start-up: a nil eng or cfg.Authenticate, an unknown
+// cfg.Execute, a malformed trusted origin, or trusted origins with the
+// protection disabled.
 func New(eng *assistant.Engine, cfg Config) *Handler {
 	if eng == nil || cfg.Authenticate == nil {
 		panic("httpapi: New needs an Engine and Config.Authenticate")
+	}
+	if !cfg.Execute.valid() {
+		panic(fmt.Sprintf("httpapi: Config.Execute: unknown ExecutePolicy %d", int(cfg.Execute)))
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes

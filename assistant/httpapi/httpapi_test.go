@@ -240,11 +240,11 @@ func parseLines(t *testing.T, raw []byte) []blocks.Block {
 }
 
 // specificMessages are the codes whose message is worded for the case (the
-// field at fault, the limit, the cross-origin refusal); every other code
-// carries the Engine's safe message.
+// field at fault, the limit, the tool, what was not found); every other
+// code carries the Engine's safe message.
 var specificMessages = map[assistant.ErrorCode]bool{
 	assistant.CodeInvalidRequest: true, assistant.CodeTooLarge: true, assistant.CodeForbidden: true,
-	"unsupported_media_type": true,
+	assistant.CodeNotFound: true, "unsupported_media_type": true,
 }
 
 // wantError checks resp is a JSON error with status and code and returns
