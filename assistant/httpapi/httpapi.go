@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
 )
 
 // Config configures a Handler. Authenticate is required; every other
@@ -486,13 +487,16 @@ func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// toolJSON is a tool as the API lists it. InputSchema is the JSON Schema
+// of its arguments object, so a host UI can build them.
 type toolJSON struct {
-	Name          string `json:"name"`
-	Description   string `json:"description"`
-	Category      string `json:"category,omitempty"`
-	Effect        string `json:"effect"`
-	NeedsApproval bool   `json:"needs_approval"`
-	ClientSide    bool   `json:"client_side,omitempty"`
+	Name          string          `json:"name"`
+	Description   string          `json:"description"`
+	Category      string          `json:"category,omitempty"`
+	Effect        tools.Effect    `json:"effect"`
+	NeedsApproval bool            `json:"needs_approval"`
+	ClientSide    bool            `json:"client_side,omitempty"`
+	InputSchema   json.RawMessage `json:"input_schema"`
 }
 
 func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.User) {
@@ -508,11 +512,8 @@ func (h *Handler) listTools(w http.ResponseWriter, r *http.Request, u parley.Use
 	}
 	out := make([]toolJSON, len(specs))
 	for i, s := range specs {
-		eff := s.Effect
-		if eff == "" {
-			eff = "read"
-		}
-		out[i] = toolJSON{Name: s.Name, Description: s.Description, Category: s.Category, Effect: string(eff), NeedsApproval: s.NeedsApproval(), ClientSide: s.ClientSide}
+		out[i] = toolJSON{Name: s.Name, Description: s.Description, Category: s.Category, Effect: effectOf(s),
+			NeedsApproval: s.NeedsApproval(), ClientSide: s.ClientSide, InputSchema: s.Schema()}
 	}
 	h.writeJSON(w, http.StatusOK, map[string]any{"tools": out})
 }

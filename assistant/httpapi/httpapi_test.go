@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -1229,6 +1230,41 @@ func TestToolsListsWhatTheUserMayUse(t *testing.T) {
 	}
 	if a := all["add_item"]; a.Effect != "mutate" || !a.NeedsApproval {
 		t.Errorf("add_item %+v", a)
+	}
+}
+
+// Each listed tool carries its arguments' JSON Schema, so a host UI can
+// build the args of POST /execute.
+func TestToolsListCarriesEachInputSchema(t *testing.T) {
+	h := newHarness(t, fake.New())
+	type toolSchema struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"input_schema"`
+	}
+	var out struct {
+		Tools []toolSchema `json:"tools"`
+	}
+	decodeJSON(t, h.do("GET", "/api/chat/tools", "alice", ""), &out)
+	set := testTools(t)
+	if len(out.Tools) == 0 {
+		t.Fatal("no tools listed")
+	}
+	for _, tl := range out.Tools {
+		tool, _ := set.Lookup(tl.Name)
+		var got, want any
+		if err := json.Unmarshal(tl.InputSchema, &got); err != nil {
+			t.Fatalf("%s: input_schema %s: %v", tl.Name, tl.InputSchema, err)
+		}
+		if err := json.Unmarshal(tool.Spec().Schema(), &want); err != nil {
+			t.Fatal(err)
+		}
+		if _, isObject := got.(map[string]any); !isObject || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: input_schema %s, want the object %s", tl.Name, tl.InputSchema, tool.Spec().Schema())
+		}
+	}
+	i := slices.IndexFunc(out.Tools, func(tl toolSchema) bool { return tl.Name == "weather" })
+	if i < 0 || !bytes.Contains(out.Tools[i].InputSchema, []byte(`"city"`)) {
+		t.Errorf("tools %+v: want weather's schema to describe its city argument", out.Tools)
 	}
 }
 
