@@ -10,10 +10,13 @@
 //	GET    /api/chat/threads/{id}   -> {"thread": {...}, "messages": [...]}, blocks in stored form
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread
 //	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
-//	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=
+//	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=; each
+//	                                with name, description, category, effect, needs_approval,
+//	                                client_side and input_schema (its arguments' JSON Schema)
 //	POST   /api/chat/tools/{name}/execute {"args"?, "thread_id"?, "page"?}
 //	                                -> the result envelope {"ok", "summary", "data", "error"};
-//	                                404 for a tool this user may not use (same gate as the model)
+//	                                404 for a tool this user may not use (same gate as the model),
+//	                                403 for one whose effect Config.Execute does not allow
 //	GET    /api/chat/quota          -> {"user_id", "daily", "weekly", "monthly"}: per period
 //	                                used, held, limit (-1 unlimited), start, resets_at
 //	GET    /api/chat/quota/{user}   -> the same for another user (ManageQuota)
@@ -21,11 +24,48 @@
 //	                                -> the new usage; n sets an override (-1 unlimited), null
 //	                                restores the system default, an absent key is unchanged
 //
+// # Requests
+//
+// A POST, PUT or DELETE that carries a body must send it as
+// Content-Type: application/json (a charset parameter, if any, must be
+// UTF-8); anything else, a form post or text/plain included, is 415
+// unsupported_media_type. A DELETE or a cancel without a body needs no
+// Content-Type. A body is at most Config.MaxBodyBytes (DefaultMaxBodyBytes,
+// 512 KiB): a larger one is 413 before it is read past the limit. Unknown
+// JSON fields are refused, and so is a U+0000 in any field, the path
+// included.
+//
+// # Cross-origin protection
+//
+// The Handler runs behind http.CrossOriginProtection: a browser's
+// cross-origin POST, PUT or DELETE (by Sec-Fetch-Site, or an Origin that
+// does not match Host) is 403 forbidden before it is routed, so a host
+// that signs users in with cookies cannot be driven from another site.
+// GET is never blocked; requests with neither header (same-origin requests
+// of older browsers, non-browser clients) pass. Config.TrustedOrigins
+// admits a UI served from another origin; Config.DisableCrossOriginProtection
+// is for hosts that apply their own protection in front of the Handler.
+//
+// # Direct tool execution
+//
+// POST /api/chat/tools/{name}/execute runs a tool without a confirm card,
+// since the user pressed a button in the host's own UI. Config.Execute
+// bounds what such a button may do: ExecuteReadAndMutate (the zero value)
+// runs Read and Mutate tools and refuses Destructive ones with 403, never
+// running them; ExecuteReadOnly runs only Read tools; ExecuteAll runs every
+// tool the user may use, for hosts whose UI confirms destructive actions
+// itself.
+//
 // # Errors
 //
 // Every error is {"error": {"code", "message"}} with a status from StatusOf,
-// the one mapping from assistant error codes. A thread the user may not
-// read is 404, never 403. A stream refused before it starts (forbidden,
+// the one mapping from assistant error codes; the Handler adds 405
+// method_not_allowed and 415 unsupported_media_type. A 400 names what is
+// wrong: the field and the type it needs, the unknown field, the byte where
+// the JSON broke, the query parameter, the field holding a NUL; names taken
+// from input are clipped to 64 bytes, and the body is never logged (a
+// malformed one is logged at Debug with its path). A thread the user may
+// not read is 404, never 403. A stream refused before it starts (forbidden,
 // unknown thread, empty or oversized message) answers with a status; once
 // streaming, a failure is a terminal error block in the stream.
 //
