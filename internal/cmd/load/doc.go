@@ -34,15 +34,20 @@
 // is stored with the status the stream ended with (complete, or failed
 // after an error block) and the same text the client saw: the content of
 // its markdown, code and mermaid blocks, in order. It also counts stored
-// replies that no client saw (placeholders of refused turns). The server
-// runs with no per-user cap on turns in flight (PARLEY_MAX_TURNS_PER_USER=-1)
-// unless -per-user-cap is given.
+// replies that no client saw (placeholders of refused turns). Time to
+// first byte runs from sending the request to the first NDJSON line (the
+// turn's meta block); time to first text, to its first markdown or code
+// block. The server runs with no per-user cap on turns in flight
+// (PARLEY_MAX_TURNS_PER_USER=-1) unless -per-user-cap is given.
 //
 // bigbody sends -concurrency (default 100) POST /api/chat/stream requests
 // at once, each carrying a page_context of -body-bytes, or with -field args
 // as many POST /api/chat/tools/list_notes/execute requests carrying tool
-// arguments of that size. It reports the answers by status and code and the
-// server's peak RSS before and after.
+// arguments of that size. It reports the answers by status and code (for
+// execute, a 200 carrying a tool error is counted with the tool's code) and
+// the server's peak RSS before and after. A body over the server's limit
+// is refused with 413 before it is read; lower -body-bytes to measure what
+// a large field inside the limit costs.
 //
 // endless points the server at a local OpenAI-compatible model
 // (PARLEY_LLM_BASE_URL) whose answer never ends on its own: it streams
@@ -66,8 +71,8 @@
 //	-per-user-cap N   PARLEY_MAX_TURNS_PER_USER for the server (default: -1 for
 //	                  turns, unset for the other scenarios)
 //	-field page_context|args   what bigbody makes large (default page_context)
-//	-body-bytes N     bigbody's field size (default 1 MiB less 512 bytes, so the
-//	                  body stays under the server's 1 MiB limit)
+//	-body-bytes N     bigbody's field size (default 1 MiB less 512 bytes: a body
+//	                  just under 1 MiB)
 //	-endless-for D    endless: how long the model streams at most (default 30s)
 //	-endless-bytes N  endless: how much content it streams at most (default 256 MiB)
 //	-request-timeout D  bound on each request (default 2m; endless adds -endless-for)

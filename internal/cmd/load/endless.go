@@ -20,6 +20,7 @@ type endlessModel struct {
 	maxBytes int64
 	srv      *http.Server
 	addr     string
+	done     chan struct{} // one token per finished stream
 
 	mu       sync.Mutex
 	requests int
@@ -33,7 +34,7 @@ func startEndlessModel(maxFor time.Duration, maxBytes int64) (*endlessModel, err
 	if err != nil {
 		return nil, err
 	}
-	m := &endlessModel{maxFor: maxFor, maxBytes: maxBytes, addr: l.Addr().String()}
+	m := &endlessModel{maxFor: maxFor, maxBytes: maxBytes, addr: l.Addr().String(), done: make(chan struct{}, 16)}
 	m.srv = &http.Server{Handler: m, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = m.srv.Serve(l) }()
 	return m, nil
@@ -107,6 +108,10 @@ func (m *endlessModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.mu.Lock()
 	m.sent, m.took, m.ended = sent, time.Since(start), ended
 	m.mu.Unlock()
+	select {
+	case m.done <- struct{}{}:
+	default:
+	}
 }
 
 // runEndless sends one message to the server backed by the endless model
@@ -119,9 +124,13 @@ func runEndless(ctx context.Context, o options, srv *server, model *endlessModel
 	body, _ := json.Marshal(streamBody{Message: "Tell me everything you know."})
 	out := c.stream(ctx, user, "/api/chat/stream", body, false)
 	after := srv.memory()
-	// The turn persists before its final meta block, and the model's
-	// handler records its figures when it returns: give it a moment.
-	time.Sleep(200 * time.Millisecond)
+	// The model's handler records its figures when it returns, which may
+	// be a moment after the server hung up on it.
+	select {
+	case <-model.done:
+	case <-time.After(5 * time.Second):
+	case <-ctx.Done():
+	}
 
 	model.mu.Lock()
 	requests, sent, took, ended := model.requests, model.sent, model.took, model.ended
