@@ -16,6 +16,7 @@ var concurrencyCases = []ledgerCase{
 	{"ConcurrentReservesNeverPassTheLimit", testConcurrentLimit},
 	{"ConcurrentOvershootIsBoundedByOpenHolds", testConcurrentOvershoot},
 	{"HundredConcurrentStreamsAdmitOnlyWhatFits", testHundredStreams},
+	{"ConcurrentCappedHoldsNeverSumPastTheLimit", testConcurrentCappedHolds},
 }
 
 const goroutines = 64
@@ -267,4 +268,66 @@ func testHundredStreams(t *testing.T, open func(quota.Policy) *ledger) {
 			u.Daily.Used, u.Daily.Held, want, admitted, overshoot)
 	}
 	l.refused("u", 1, now)
+}
+
+// testConcurrentCappedHolds: goroutines reserving at once, none settling,
+// get holds that sum to exactly the tightest limit, never more: every hold
+// is between 1 and its estimate, at most one is capped (a capped hold
+// leaves no room), and every other Reserve is refused. First with estimates
+// each above the limit (one is admitted, holding all of it), then with
+// estimates that fill it many times over.
+func testConcurrentCappedHolds(t *testing.T, open func(quota.Policy) *ledger) {
+	for _, c := range []struct {
+		name   string
+		limits quota.Limits
+		limit  int64 // the tightest
+		est    func(g int) int64
+	}{
+		{"EachAboveTheLimit", quota.Limits{Daily: lim(300)}, 300, func(int) int64 { return 1500 }},
+		{"ManySmall", quota.Limits{Daily: lim(700), Weekly: lim(450)}, 450, func(g int) int64 { return int64(7 + g%13) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := open(quota.Policy{Defaults: c.limits})
+			now := ts("2026-05-05T10:00:00Z")
+			holds := make([]quota.Hold, goroutines)
+			errs := make([]error, goroutines)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for g := range goroutines {
+				wg.Go(func() {
+					<-start
+					holds[g], errs[g] = l.l.Reserve(t.Context(), "u", c.est(g), now)
+				})
+			}
+			close(start)
+			wg.Wait()
+			var sum int64
+			capped := 0
+			for g, err := range errs {
+				if err != nil {
+					if !errors.Is(err, quota.ErrExceeded) {
+						t.Fatalf("concurrent Reserve: %v", err)
+					}
+					continue
+				}
+				h, est := holds[g], c.est(g)
+				if h.Estimate < 1 || h.Estimate > est {
+					t.Errorf("Reserve(%d) held %d, want 1 to %d", est, h.Estimate, est)
+				}
+				if h.Estimate < est {
+					capped++
+				}
+				sum += h.Estimate
+			}
+			if sum != c.limit || capped > 1 {
+				t.Errorf("concurrent holds sum to %d with %d capped; want exactly the limit %d, at most one capped", sum, capped, c.limit)
+			}
+			u := l.usage("u", now)
+			for _, pu := range u.Periods() {
+				if pu.Held != sum || pu.Used != 0 {
+					t.Errorf("%s: used %d, held %d; want used 0, held %d (the holds returned)", pu.Period, pu.Used, pu.Held, sum)
+				}
+			}
+		})
+	}
 }

@@ -48,6 +48,15 @@
 //     Release charges nothing; a second Settle or Release (any order) is
 //     ErrHoldNotFound and changes nothing; unknown holds and another user's
 //     hold are ErrHoldNotFound; users are independent.
+//   - Caps: a 300-token limit admits an estimate of 1,500 with a hold of
+//     300; a second reservation refused while the first holds the rest,
+//     with used 0, held 300 and the reset in its ExceededError, then
+//     admitted with what a Settle of less left, then refused as used up; a
+//     zero limit refusing every positive estimate with the numbers true; a
+//     zero estimate admitted at, over and under a zero limit, its Settle
+//     charging; the hold capped by the tightest period (not the shortest)
+//     and the refusal naming it; Settle, Release and Sweep taking out the
+//     capped hold, not the estimate or the caller's copy.
 //   - Expiry: Sweep voids holds at (not before) ExpiresAt, across users, and
 //     reports how many; swept holds are ErrHoldNotFound; a hold past expiry
 //     settles until a Sweep runs.
@@ -59,7 +68,9 @@
 //     used + held never does while turns run; with turns using more than
 //     they hold, usage stays within limit + open holds × overshoot; 100
 //     streams reserving at once admit exactly limit/estimate, then end at
-//     limit + admitted × overshoot. Run the suite with -race.
+//     limit + admitted × overshoot; 64 reserving at once without settling
+//     hold exactly the tightest limit between them, at most one hold
+//     capped. Run the suite with -race.
 //
 // RunSpendLedger checks caps off by default, the budget reached at (not
 // above) Budget, the window (now - Window, now], RetryAt, independent keys,

@@ -31,6 +31,7 @@ func Run(t *testing.T, newLedger NewLedger) {
 		{"Periods", periodCases},
 		{"Limits", limitCases},
 		{"Holds", holdCases},
+		{"Caps", capCases},
 		{"Expiry", expiryCases},
 		{"Arguments", argumentCases},
 		{"Concurrency", concurrencyCases},
