@@ -45,6 +45,22 @@ var mutants = []mutant{
 		wantFail: "Holds/HeldTokensCountAgainstTheLimit"},
 	{name: "CheckThenAct", ledger: newCheckThenAct,
 		wantFail: "Concurrency/HundredConcurrentStreamsAdmitOnlyWhatFits"},
+	{name: "CapFromAStaleRead", ledger: newCheckThenAct,
+		wantFail: "Concurrency/ConcurrentCappedHoldsNeverSumPastTheLimit"},
+	{name: "RefusesWhatDoesNotFitWhole", ledger: newByRule(wholeEstimate),
+		wantFail: "Caps/EstimateAboveTheRoomLeftHoldsTheRest"},
+	{name: "HoldsTheWholeEstimate", ledger: newByRule(uncapped),
+		wantFail: "Caps/EstimateAboveTheRoomLeftHoldsTheRest"},
+	{name: "HoldsTheWholeEstimateBelowOneLimit", ledger: newByRule(uncapped),
+		wantFail: "Limits/AdmittedWhileAllowanceIsLeft"},
+	{name: "RefusesAZeroEstimateOverTheLimit", ledger: newByRule(zeroLikeAnyOther),
+		wantFail: "Caps/ZeroEstimateIsAlwaysAdmitted"},
+	{name: "AdmitsAtTheLimitWithAnEmptyHold", ledger: newByRule(admitsAtTheLimit),
+		wantFail: "Caps/FullAllowanceRefusesUntilAHoldSettlesForLess"},
+	{name: "CapsAtTheLoosestPeriod", ledger: newByRule(loosestCap),
+		wantFail: "Caps/HoldIsCappedAtTheTightestPeriod"},
+	{name: "ReportsTheUncappedEstimate", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return reportsEstimate{l} }),
+		wantFail: "Caps/EstimateAboveTheRoomLeftHoldsTheRest"},
 	{name: "SettleTwiceSucceeds", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return settleTwice{l} }),
 		wantFail: "Holds/SecondSettleOrReleaseIsHoldNotFound"},
 	{name: "ReleaseChargesEstimate", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return releaseCharges{l} }),
@@ -100,6 +116,12 @@ func TestSuiteFailsBrokenLedgers(t *testing.T) {
 	mutanttest.Check(t, mutantEnv, "TestMutantSuite", ms)
 }
 
+// The base of the rule mutants, given the right rule, passes: they fail
+// for their rule alone.
+func TestRuleMutantBaseIsConformant(t *testing.T) {
+	quotatest.Run(t, newByRule(quota.Usage.Admit))
+}
+
 // TestMutantSuite is the child process of TestSuiteFailsBrokenLedgers.
 func TestMutantSuite(t *testing.T) {
 	name := mutanttest.Current(t, mutantEnv)
@@ -145,23 +167,23 @@ func (l *ignoresHeld) Reserve(ctx context.Context, user string, est int64, now t
 	return h, err
 }
 
-// checkThenAct is the classic budget race: read usage, decide, then write,
-// with nothing making the two one step. Its inner ledger is unlimited; the
-// limits live in the wrapper.
-type checkThenAct struct {
+// ownLimits keeps the limits itself over an unlimited memquota ledger,
+// which keeps the books: the base of mutants that admit by a rule of their
+// own.
+type ownLimits struct {
 	*memquota.Ledger
 	policy    quota.Policy
 	mu        sync.Mutex
 	overrides map[string]quota.Limits
 }
 
-func newCheckThenAct(t *testing.T, p quota.Policy) quota.Ledger {
+func newOwnLimits(t *testing.T, p quota.Policy) *ownLimits {
 	inner := p
 	inner.Defaults = quota.Limits{}
-	return &checkThenAct{Ledger: mem(t, inner), policy: p, overrides: map[string]quota.Limits{}}
+	return &ownLimits{Ledger: mem(t, inner), policy: p, overrides: map[string]quota.Limits{}}
 }
 
-func (l *checkThenAct) Usage(ctx context.Context, user string, now time.Time) (quota.Usage, error) {
+func (l *ownLimits) Usage(ctx context.Context, user string, now time.Time) (quota.Usage, error) {
 	u, err := l.Ledger.Usage(ctx, user, now)
 	l.mu.Lock()
 	o := l.overrides[user]
@@ -172,7 +194,7 @@ func (l *checkThenAct) Usage(ctx context.Context, user string, now time.Time) (q
 	return u, err
 }
 
-func (l *checkThenAct) SetLimits(ctx context.Context, user string, lim quota.Limits) error {
+func (l *ownLimits) SetLimits(ctx context.Context, user string, lim quota.Limits) error {
 	if err := l.Ledger.SetLimits(ctx, user, quota.Limits{}); err != nil {
 		return err
 	}
@@ -185,7 +207,24 @@ func (l *checkThenAct) SetLimits(ctx context.Context, user string, lim quota.Lim
 	return nil
 }
 
-func (l *checkThenAct) Reserve(ctx context.Context, user string, est int64, now time.Time) (quota.Hold, error) {
+func (l *ownLimits) Limits(ctx context.Context, user string) (quota.Limits, error) {
+	if _, err := l.Ledger.Limits(ctx, user); err != nil {
+		return quota.Limits{}, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.overrides[user].Clone(), nil
+}
+
+// checkThenAct is the classic budget race: read usage, decide (and cap),
+// then write, with nothing making the two one step.
+type checkThenAct struct{ *ownLimits }
+
+func newCheckThenAct(t *testing.T, p quota.Policy) quota.Ledger {
+	return checkThenAct{newOwnLimits(t, p)}
+}
+
+func (l checkThenAct) Reserve(ctx context.Context, user string, est int64, now time.Time) (quota.Hold, error) {
 	u, err := l.Usage(ctx, user, now)
 	if err != nil {
 		return quota.Hold{}, err
@@ -196,6 +235,114 @@ func (l *checkThenAct) Reserve(ctx context.Context, user string, est int64, now 
 	}
 	time.Sleep(time.Millisecond) // widen the window every real system has
 	return l.Ledger.Reserve(ctx, user, n, now)
+}
+
+// byRule admits by a rule of its own, in one step with the hold (so only the
+// rule is broken), and holds what the rule returns. With quota.Usage.Admit
+// as its rule it passes the whole suite.
+type byRule struct {
+	*ownLimits
+	step sync.Mutex
+	rule func(u quota.Usage, est int64) (int64, error)
+}
+
+func newByRule(rule func(u quota.Usage, est int64) (int64, error)) func(*testing.T, quota.Policy) quota.Ledger {
+	return func(t *testing.T, p quota.Policy) quota.Ledger {
+		return &byRule{ownLimits: newOwnLimits(t, p), rule: rule}
+	}
+}
+
+func (l *byRule) Reserve(ctx context.Context, user string, est int64, now time.Time) (quota.Hold, error) {
+	if est < 0 {
+		return l.Ledger.Reserve(ctx, user, est, now) // ErrInvalid
+	}
+	l.step.Lock()
+	defer l.step.Unlock()
+	u, err := l.Usage(ctx, user, now)
+	if err != nil {
+		return quota.Hold{}, err
+	}
+	n, err := l.rule(u, est)
+	if err != nil {
+		return quota.Hold{}, err
+	}
+	return l.Ledger.Reserve(ctx, user, n, now)
+}
+
+// exceeded is the refusal a rule returns for period pu.
+func exceeded(u quota.Usage, pu quota.PeriodUsage, est int64) error {
+	return &quota.ExceededError{UserID: u.UserID, Period: pu.Period, Limit: pu.Limit, Used: pu.Used, Held: pu.Held, Estimate: est, ResetsAt: pu.ResetsAt}
+}
+
+// wholeEstimate is the rule before capping: admitted only if the whole
+// estimate fits every period, and then held whole.
+func wholeEstimate(u quota.Usage, est int64) (int64, error) {
+	for _, pu := range u.Periods() {
+		if !pu.Fits(est) {
+			return 0, exceeded(u, pu, est)
+		}
+	}
+	return est, nil
+}
+
+// uncapped admits by the rule but holds the whole estimate.
+func uncapped(u quota.Usage, est int64) (int64, error) {
+	if _, err := u.Admit(est); err != nil {
+		return 0, err
+	}
+	return est, nil
+}
+
+// zeroLikeAnyOther refuses a zero estimate over a limit, as the rule before
+// capping did, and is right otherwise.
+func zeroLikeAnyOther(u quota.Usage, est int64) (int64, error) {
+	if est == 0 {
+		return wholeEstimate(u, 0)
+	}
+	return u.Admit(est)
+}
+
+// admitsAtTheLimit refuses only once used + held passes the limit, so at
+// the limit it admits with an empty hold.
+func admitsAtTheLimit(u quota.Usage, est int64) (int64, error) {
+	n := est
+	for _, pu := range u.Periods() {
+		if pu.Unlimited() {
+			continue
+		}
+		if pu.Limit-pu.Used-pu.Held < 0 && est > 0 {
+			return 0, exceeded(u, pu, est)
+		}
+		n = min(n, pu.Remaining())
+	}
+	return n, nil
+}
+
+// loosestCap caps at the most room any limited period has left.
+func loosestCap(u quota.Usage, est int64) (int64, error) {
+	if _, err := u.Admit(est); err != nil {
+		return 0, err
+	}
+	most := int64(-1)
+	for _, pu := range u.Periods() {
+		most = max(most, pu.Remaining())
+	}
+	if most < 0 {
+		return est, nil
+	}
+	return min(est, most), nil
+}
+
+// reportsEstimate holds the capped amount but tells the caller it holds the
+// whole estimate.
+type reportsEstimate struct{ *memquota.Ledger }
+
+func (l reportsEstimate) Reserve(ctx context.Context, user string, est int64, now time.Time) (quota.Hold, error) {
+	h, err := l.Ledger.Reserve(ctx, user, est, now)
+	if err == nil {
+		h.Estimate = est
+	}
+	return h, err
 }
 
 type settleTwice struct{ *memquota.Ledger }
