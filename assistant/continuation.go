@@ -42,9 +42,9 @@ func (e *Engine) validateRequest(req *Request) error {
 	case len(req.Message) > e.cfg.MaxMessageBytes:
 		return wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
 	case conts == 0 && strings.TrimSpace(req.Message) == "":
-		return wrap(CodeInvalidRequest, "validate", errors.New("empty message"))
+		return invalid("message is empty")
 	case !utf8.ValidString(req.Message):
-		return wrap(CodeInvalidRequest, "validate", errors.New("message is not valid UTF-8"))
+		return invalid("message is not valid UTF-8")
 	}
 	size := 0
 	for _, r := range req.ToolResults {

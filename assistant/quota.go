@@ -135,8 +135,18 @@ func (e *Engine) quotaMessage(u parley.User, ee *quota.ExceededError) string {
 			loc = l
 		}
 	}
-	return fmt.Sprintf("You have used your %s assistant allowance. It resets on %s.",
-		ee.Period, ee.ResetsAt.In(loc).Format("Mon 2 Jan 2006 at 15:04 MST"))
+	resets := ee.ResetsAt.In(loc).Format("Mon 2 Jan 2006 at 15:04 MST")
+	switch {
+	case ee.Limit == 0:
+		return fmt.Sprintf("Your %s assistant allowance is 0 tokens, so the assistant is not available to you.", ee.Period)
+	case ee.Used >= ee.Limit:
+		return fmt.Sprintf("You have used your %s assistant allowance (%d of %d tokens). It resets on %s.",
+			ee.Period, ee.Used, ee.Limit, resets)
+	default:
+		// The rest is held by this user's answers still in progress.
+		return fmt.Sprintf("Your answers in progress are using the rest of your %s assistant allowance (%d of %d tokens used so far). "+
+			"Try again when they finish; the allowance resets on %s.", ee.Period, ee.Used, ee.Limit, resets)
+	}
 }
 
 // Usage returns the token usage of userID, for u: any user may read their
