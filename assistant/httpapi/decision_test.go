@@ -93,7 +93,8 @@ func TestConcurrentDecisionsOverHTTPRunOnce(t *testing.T) {
 	var runs atomic.Int64
 	model := fake.New(fake.Turn{fake.CallTool("c1", "add_item", `{"name":"milk"}`)})
 	model.SetDefault(fake.Turn{fake.Text("Added.")})
-	h := newHarness(t, model, counted(&runs))
+	// No per-user cap on turns: all eight decisions must race for the token.
+	h := newHarness(t, model, counted(&runs), withEngine(func(c *assistant.Config) { c.MaxTurnsPerUser = -1 }))
 	bs, _ := h.stream("alice", httpapi.StreamRequest{Message: "add milk"})
 	thread, token := threadIDOf(t, bs), ofKind(bs, blocks.Confirm)[0].ID
 	var wg sync.WaitGroup
@@ -164,5 +165,21 @@ func TestToolListMarksClientSideTools(t *testing.T) {
 	got := h.listTools("alice", "")
 	if !got["browser_time"].ClientSide || got["weather"].ClientSide {
 		t.Errorf("tools %+v: want only browser_time marked client-side", got)
+	}
+}
+
+// Every error code maps to the status the README documents; a user over
+// the per-user cap on turns in flight gets 429, like a quota refusal.
+func TestStatusOfEveryCode(t *testing.T) {
+	for code, want := range map[assistant.ErrorCode]int{
+		assistant.CodeInvalidRequest: 400, assistant.CodeTooLarge: 413, assistant.CodeUnauthenticated: 401,
+		assistant.CodeForbidden: 403, assistant.CodeNotFound: 404, assistant.CodeConflict: 409,
+		assistant.CodeQuotaExceeded: 429, assistant.CodeSpendCapExceeded: 429, assistant.CodeTooManyTurns: 429,
+		assistant.CodeModelBusy: 503, assistant.CodeModelTimeout: 504, assistant.CodeModelUnavailable: 502,
+		assistant.CodeCancelled: 409, assistant.CodeInternal: 500,
+	} {
+		if got := httpapi.StatusOf(code); got != want {
+			t.Errorf("StatusOf(%s) = %d, want %d", code, got, want)
+		}
 	}
 }
