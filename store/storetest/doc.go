@@ -37,7 +37,7 @@
 //     or reads it, AppendTurn and the streaming checkpoint (UpdateMessage)
 //     included: U+0000 raw and as the JSON escape \u0000 (in values and
 //     keys), every other C0 control, U+FFFD, U+2028, noncharacters, astral
-//     characters, lone surrogate escapes (\ud800) and a 256 KB line.
+//     characters, lone surrogate escapes (\ud800) and a 140 KB line.
 //     Strings that are not UTF-8 are never an error (see below).
 //   - Context: every method fails with an already canceled context and
 //     writes nothing. Wrapping context.Canceled is preferred, not required.

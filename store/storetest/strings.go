@@ -99,7 +99,7 @@ func modelStrings() []string {
 		"\ufeff BOM \u200b\u200c\u200d zero widths \u202e override",
 		"nonchar \ufdd0 \ufffe \uffff \U0010ffff",
 		"astral 𝄞 😀 👩‍👩‍👧 🇺🇸 𠜎 \U0001F600",
-		strings.Repeat("a very long line \x00 é 😀 \u2028 \ufffd ", 1<<13), // ~256 KB, no newline
+		strings.Repeat("a very long line \x00 é 😀 \u2028 \ufffd ", 1<<12), // 140 KB, no newline
 	}
 }
 
@@ -114,7 +114,7 @@ func modelJSON() []string {
 		`{"high":"\ud800","low":"\udc00","reversed":"\udc00\ud800","then":"\ud800x","pair":"\ud83d\ude00"}`,
 		"{\"c0\":\"\\u0001\\u0002\\u001f\\u007f\",\"seps\":\"\\u2028\\u2029\",\"raw\":\"\u2028\u2029\ufffd\ufeff\",\"fffd\":\"\\ufffd\"}",
 		"{ \"spaced\" :\t\"\\u0000\" ,\n \"escaped slash\": \"\\/\", \"upper\": \"\\u00E9\\uD83D\\uDE00\", \"n\": 1.50 }",
-		`{"long":"` + strings.Repeat(`x\u0000é😀\ud800 `, 1<<14) + `"}`,
+		`{"long":"` + strings.Repeat(`x\u0000é😀\ud800 `, 1<<13) + `"}`,
 	}
 }
 
