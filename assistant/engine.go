@@ -126,10 +126,13 @@ func (e *Engine) Stream(ctx context.Context, u parley.User, req Request) iter.Se
 
 // errorBlock logs err and turns it into a terminal block showing only its code.
 func (e *Engine) errorBlock(err error) blocks.Block {
-	switch code := Code(err); code {
-	case CodeInternal:
+	switch code := Code(err); {
+	case code == CodeInternal && errors.Is(err, context.Canceled):
+		// The caller left (a client disconnected) before the turn began.
+		e.cfg.Logger.Info("assistant: request ended before the turn began", "err", err)
+	case code == CodeInternal:
 		e.cfg.Logger.Error("assistant: turn failed", "err", err)
-	case CodeModelBusy, CodeModelTimeout, CodeModelUnavailable:
+	case code == CodeModelBusy, code == CodeModelTimeout, code == CodeModelUnavailable:
 		// The model's endpoint failed: an operator needs to see this.
 		e.cfg.Logger.Warn("assistant: model call failed", "code", string(code), "err", err)
 	default:

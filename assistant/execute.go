@@ -37,7 +37,8 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	}
 	if len(req.Args) > e.cfg.MaxMessageBytes {
 		// Refused before the guard or the schema reads a byte of it.
-		return tools.Result{}, wrap(CodeTooLarge, "execute tool", fmt.Errorf("arguments are %d bytes, limit %d", len(req.Args), e.cfg.MaxMessageBytes))
+		return tools.Result{}, &Error{Code: CodeTooLarge, Op: "execute tool", Message: "The tool arguments are too long.",
+			Err: fmt.Errorf("arguments are %d bytes, limit %d", len(req.Args), e.cfg.MaxMessageBytes)}
 	}
 	offered := e.offeredTools(ctx, u, req.Page)
 	i := slices.IndexFunc(offered, func(o offeredTool) bool { return o.spec.Name == req.Tool })
