@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -115,9 +116,10 @@ func ExampleEngine_quickstart() {
 		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"get_time"}}, Staff: []string{"staff"}},
 		Store:      memstore.New(),
 		Tools:      reg,
+		Logger:     slog.Default(), // refusals, model failures and misconfiguration are logged here
 	})
 	if err != nil {
-		log.Fatal(err)
+		log.Fatal(err) // e.g. a RoleAuthorizer grant that names no tool
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/chat/", httpapi.New(eng, httpapi.Config{
