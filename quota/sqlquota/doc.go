@@ -61,18 +61,28 @@
 // can change them in between, across any number of processes, so concurrent
 // Reserves never hold more than a limit between them.
 //
-// On PostgreSQL the step is one statement: a CTE locks the existing rows
+// On PostgreSQL, Reserve first tries the whole estimate, the fast path far
+// from any limit: one conditional upsert that adds it to each row only if it
+// fits whole (used + held + estimate <= limit, evaluated by the database on
+// the row it has locked, in its latest committed version). If all three rows
+// take it, the estimate fit everywhere, so it is the capped hold too. If
+// not, a NOT NULL violation on the hold's id undoes the upsert within the
+// same statement, and Reserve runs the capping step.
+//
+// The capping step is one statement as well: a CTE locks the existing rows
 // (SELECT ... FOR UPDATE, which in READ COMMITTED returns each row as its
 // last writer committed it), computes the hold in SQL, updates the rows,
-// inserts missing ones holding it, and records the hold, so the rows stay
+// inserts missing ones holding it, and records the hold. The rows stay
 // locked only while the server runs it, never across a round trip to the
 // client. A refusal changes nothing and returns the rows it read, from which
 // Reserve builds the *quota.ExceededError. A row another transaction created
-// meanwhile aborts the statement (a NOT NULL violation on the hold's id) and
-// Reserve runs it again. On SQLite the step is one write transaction: an
-// upsert that creates or touches the rows takes the write lock and returns
-// them, quota.Usage.Admit computes the hold (or the refusal, from those very
-// rows), and the rows and the hold are written.
+// meanwhile aborts the statement (the same NOT NULL violation) and Reserve
+// runs it again.
+//
+// On SQLite the step is one write transaction: an upsert that creates or
+// touches the rows takes the write lock and returns them, quota.Usage.Admit
+// computes the hold (or the refusal, from those very rows), and the rows and
+// the hold are written.
 //
 // The hold's row keeps the held amount (its estimate column holds the
 // capped value), which is what Settle, Release and Sweep take out of held.

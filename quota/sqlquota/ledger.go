@@ -201,12 +201,53 @@ const reservePostgresSQL = `WITH cur AS (
 )
 SELECT p.period, p.used, p.held, a.n FROM p, amount AS a ORDER BY p.rank`
 
+// reserveWholeSQL is Reserve's fast path on PostgreSQL, for the common case
+// far from any limit: one conditional upsert over the three usage rows, in
+// the fixed period order, holding the whole estimate. A missing row is
+// inserted holding it (the caller checked that the estimate fits an empty
+// period); an existing one is updated only if the whole estimate fits on
+// top of what it uses and holds, a condition PostgreSQL evaluates on the
+// latest committed row under the lock the upsert takes. If all three rows
+// take it, every period had room for the whole estimate, so the capped hold
+// quota.Usage.Admit would give is the estimate itself. Rows that do not fit
+// are not returned; with fewer than three, the hold's id comes out NULL and
+// the NOT NULL constraint aborts the statement (23502), holding nothing, and
+// Reserve runs reservePostgresSQL, which caps or refuses.
+const reserveWholeSQL = `WITH whole AS (
+  INSERT INTO parley_quota_usage AS u (user_id, period, period_start_ns, used, held)
+  VALUES ($1, 'daily', $2, 0, $5), ($1, 'weekly', $3, 0, $5), ($1, 'monthly', $4, 0, $5)
+  ON CONFLICT (user_id, period, period_start_ns) DO UPDATE SET held = u.held + excluded.held
+  WHERE ` + limitSQL + ` < 0 OR ` + limitSQL + ` - u.used - u.held >= excluded.held
+  RETURNING period)
+INSERT INTO parley_quota_holds (id, user_id, estimate, daily_start_ns, weekly_start_ns, monthly_start_ns, expires_at_ns)
+SELECT CASE WHEN COUNT(*) = 3 THEN CAST($9 AS TEXT) END, $1, $5, $2, $3, $4, $10 FROM whole`
+
+// limitSQL is the resolved limit of the row's period, passed as $6-$8.
+const limitSQL = `(CASE u.period WHEN 'daily' THEN CAST($6 AS BIGINT) WHEN 'weekly' THEN CAST($7 AS BIGINT) ELSE CAST($8 AS BIGINT) END)`
+
 // reserveAttempts bounds how often Reserve runs reservePostgresSQL again
 // after it lost the race to create a usage row of a new period. The next
 // attempt sees the row, so one more is nearly always enough.
 const reserveAttempts = 8
 
 func (l *Ledger) reservePostgres(ctx context.Context, id, userID string, estimate int64, w *quota.Windows, starts [3]int64, expNs int64, lim [3]int64) (int64, error) {
+	fitsEmpty := true
+	for _, n := range lim {
+		fitsEmpty = fitsEmpty && (n < 0 || estimate <= n)
+	}
+	if fitsEmpty {
+		err := l.db.retry(ctx, func() error {
+			_, err := l.db.q().ExecContext(ctx, reserveWholeSQL,
+				userID, starts[0], starts[1], starts[2], estimate, lim[0], lim[1], lim[2], id, expNs)
+			return err
+		})
+		if err == nil {
+			return estimate, nil
+		}
+		if sqlState(err) != "23502" { // not_null_violation: see reserveWholeSQL
+			return 0, err
+		}
+	}
 	for range reserveAttempts {
 		var u quota.Usage
 		var held sql.NullInt64
