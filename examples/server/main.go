@@ -133,8 +133,10 @@ type settings struct {
 	DemoDelay                       time.Duration
 	Quota                           quota.Limits  // system defaults
 	DatabasePath, DatabaseURL       string        // SQLite file; PostgreSQL URL (wins); neither: memory
+	MaxConns                        int           // the database pool's bound; 0: the database's default
 	Heartbeat                       time.Duration // 0: the Engine's default
 	RetentionDays                   int           // < 0: keep threads forever
+	MaxTurnsPerUser                 int           // 0: the Engine's default; < 0: no cap
 }
 
 func settingsFromEnv() (settings, error) {
@@ -150,6 +152,20 @@ func settingsFromEnv() (settings, error) {
 	}
 	if v, ok := os.LookupEnv("PARLEY_DATABASE_PATH"); ok {
 		s.DatabasePath = v
+	}
+	if v := os.Getenv("PARLEY_DATABASE_MAX_CONNS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return s, fmt.Errorf("PARLEY_DATABASE_MAX_CONNS=%q: want a number of database connections, 1 or more", v)
+		}
+		s.MaxConns = n
+	}
+	if v := os.Getenv("PARLEY_MAX_TURNS_PER_USER"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return s, fmt.Errorf("PARLEY_MAX_TURNS_PER_USER=%q: want a number of turns, 0 for the default (%d) or -1 for no cap", v, assistant.DefaultMaxTurnsPerUser)
+		}
+		s.MaxTurnsPerUser = n
 	}
 	if v := os.Getenv("PARLEY_HEARTBEAT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -301,6 +317,7 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 	eng, err := assistant.New(assistant.Config{
 		Ledger:            db.ledger,
 		HeartbeatInterval: s.Heartbeat,
+		MaxTurnsPerUser:   s.MaxTurnsPerUser,
 		Provider:          model,
 		Store:             db.store,
 		Tools:             reg,

@@ -166,3 +166,31 @@ func TestServerProcessShutsDownOnSIGTERM(t *testing.T) {
 	}
 	logs.waitFor(t, "parley example stopped")
 }
+
+func TestSettingsFromEnvReadsThePoolAndTurnBounds(t *testing.T) {
+	t.Setenv("PARLEY_DATABASE_MAX_CONNS", "")
+	t.Setenv("PARLEY_MAX_TURNS_PER_USER", "")
+	s, err := settingsFromEnv()
+	if err != nil || s.MaxConns != 0 || s.MaxTurnsPerUser != 0 {
+		t.Errorf("unset: %+v %v, want zeros: the defaults", s, err)
+	}
+	t.Setenv("PARLEY_DATABASE_MAX_CONNS", "3")
+	t.Setenv("PARLEY_MAX_TURNS_PER_USER", "-1")
+	if s, err := settingsFromEnv(); err != nil || s.MaxConns != 3 || s.MaxTurnsPerUser != -1 {
+		t.Errorf("set: max conns %d, turns %d, %v; want 3 and -1", s.MaxConns, s.MaxTurnsPerUser, err)
+	}
+	for key, bad := range map[string][]string{
+		"PARLEY_DATABASE_MAX_CONNS": {"0", "-1", "many", "8 ", "1.5"},
+		"PARLEY_MAX_TURNS_PER_USER": {"none", "2.5", "four"},
+	} {
+		for _, v := range bad {
+			t.Run(key+"="+v, func(t *testing.T) {
+				t.Setenv(key, v)
+				_, err := settingsFromEnv()
+				if err == nil || !strings.Contains(err.Error(), key+"=") || !strings.Contains(err.Error(), "want") {
+					t.Errorf("%s=%q: %v, want an error naming the variable and what it takes", key, v, err)
+				}
+			})
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/blocks"
 )
@@ -370,5 +372,23 @@ func TestDemoPagePicksEveryDemoUser(t *testing.T) {
 	slices.Sort(users)
 	if !slices.Equal(offered, users) {
 		t.Errorf("the picker offers %v, the directory holds %v", offered, users)
+	}
+}
+
+// PARLEY_MAX_TURNS_PER_USER reaches the Engine: with a cap of one, alice's
+// second turn while her first streams is refused, and bob is not held back.
+func TestDemoMaxTurnsPerUserCapsTurnsInFlight(t *testing.T) {
+	srv, _ := newTestApp(t, settings{MaxTurnsPerUser: 1, DemoDelay: 10 * time.Millisecond})
+	resp := doReq(t, srv, "POST", "/api/chat/stream", "alice", `{"message":"hello"}`) // small talk, word by word
+	defer resp.Body.Close()
+	if _, err := bufio.NewReader(resp.Body).ReadBytes('\n'); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("alice's first turn: %d %v", resp.StatusCode, err)
+	}
+	if status, code, _ := refused(t, srv, "alice", map[string]any{"message": "hello again"}); status != http.StatusTooManyRequests || code != "too_many_turns" {
+		t.Errorf("alice's second turn in flight: %d %s, want 429 too_many_turns", status, code)
+	}
+	chat(t, srv, "bob", "what time is it")
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
 	}
 }
