@@ -26,22 +26,42 @@
 // is given a few. Note ids are never reused, so a confirm card for a note
 // that has since gone can only find nothing, never act on a newer note.
 //
-// Environment:
+// Environment (a value that does not parse stops the server with a message
+// naming the variable):
 //
-//	PARLEY_ADDR          listen address (default :8080)
-//	PARLEY_LLM_BASE_URL  an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1
-//	                     or http://localhost:11434/v1 (Ollama); switches off the demo model
-//	PARLEY_LLM_API_KEY   its API key (may be empty for local servers)
-//	PARLEY_LLM_MODEL     the model name (default gpt-4o-mini)
-//	PARLEY_DATABASE_PATH the SQLite file (default parley.db; "" keeps everything in memory)
-//	PARLEY_DATABASE_URL  postgres://user:pass@host/db switches to PostgreSQL
+//	PARLEY_ADDR           listen address (default :8080; 127.0.0.1:0 picks a free
+//	                      port). The log names the bound address once it is bound:
+//	                      "parley example listening addr=127.0.0.1:PORT url=http://127.0.0.1:PORT/"
+//	PARLEY_LLM_BASE_URL   an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1
+//	                      or http://localhost:11434/v1 (Ollama); switches off the demo model
+//	PARLEY_LLM_API_KEY    its API key (may be empty for local servers)
+//	PARLEY_LLM_MODEL      the model name (default gpt-4o-mini)
+//	PARLEY_DATABASE_PATH  the SQLite file (default parley.db; "" keeps everything in memory)
+//	PARLEY_DATABASE_URL   postgres://user:pass@host/db switches to PostgreSQL
+//	PARLEY_DATABASE_MAX_CONNS  the most database connections open at once (default 16
+//	                      on PostgreSQL, 8 on SQLite); past it a request waits for one
+//	PARLEY_MAX_TURNS_PER_USER  turns one user may have running at once (default 0: the
+//	                      Engine's default, 4; -1: no cap); another is refused with 429
+//	                      too_many_turns
 //	PARLEY_RETENTION_DAYS delete threads idle for longer (default -1: keep forever)
-//	PARLEY_HEARTBEAT     how often a running turn checkpoints (default 5s); a reply
-//	                     silent for three is marked interrupted by the sweeper
+//	PARLEY_HEARTBEAT      how often a running turn checkpoints (default 5s); a reply
+//	                      silent for three is marked interrupted by the sweeper
 //	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
-//	                     system default token limits per user (unset: unlimited)
+//	                      system default token limits per user (unset: unlimited)
+//
+// # Running it as a service
+//
+// The server reads request headers for at most 10s and closes idle
+// connections after 2 minutes; it has no write timeout, as replies stream.
+// On SIGINT or SIGTERM it stops accepting, waits up to 10s for open
+// requests and then up to 10s for turns still running (their replies are
+// saved even when the client has gone), and logs each step; a second
+// signal exits at once. A turn cut off there is marked interrupted by the
+// next start's sweep. The sweeps log at Debug when they find nothing.
 //
 // Authentication is a demo: the X-Demo-User header names the user, "alice"
-// or "bob" (role user) or "sam" (role staff); no header is 401. The page at / lets
-// you pick one.
+// or "bob" (role user) or "sam" (role staff); no header is 401. The page at
+// / lets you pick one. It trusts the header, so keep the server on a
+// loopback address (PARLEY_ADDR=127.0.0.1:8080) wherever others can reach
+// the machine.
 package main
