@@ -333,7 +333,7 @@ func TestDemoBobIsAUserWhoSeesOnlyHisOwn(t *testing.T) {
 	}
 
 	bs := chat(t, srv, "bob", "show my notes")
-	if call, res := toolOutcome(t, bs); call.Name != "list_notes" || !res.OK || res.Content != "1 notes" {
+	if call, res := toolOutcome(t, bs); call.Name != "list_notes" || !res.OK || res.Content != "1 note" {
 		t.Errorf("bob's notes: call %+v result %+v, want his one note", call, res)
 	}
 	if md := markdown(bs); !strings.Contains(md, "Pick up the bike") || strings.Contains(md, "oat milk") {

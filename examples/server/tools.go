@@ -47,7 +47,11 @@ func demoTools(n *notes) (*tools.Set, error) {
 			if err != nil {
 				return tools.Result{}, err
 			}
-			return tools.OK(fmt.Sprintf("%d notes", len(ns)), ns), nil
+			summary := fmt.Sprintf("%d notes", len(ns))
+			if len(ns) == 1 {
+				summary = "1 note"
+			}
+			return tools.OK(summary, ns), nil
 		})),
 		tools.Must(tools.New(tools.Spec{
 			Name: "get_time", Category: "general", Effect: tools.Read,
