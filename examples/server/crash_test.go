@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -121,5 +122,20 @@ func TestKilledServerLeavesAnInterruptedReplyWithItsPartialText(t *testing.T) {
 	reply := got.Messages[1]
 	if reply.Status != "interrupted" || len(reply.Blocks) == 0 || !strings.HasPrefix(reply.Blocks[0].Content, "Hello!") {
 		t.Errorf("reply after the crash: %s %+v, want interrupted with the partial answer", reply.Status, reply.Blocks)
+	}
+}
+
+// A PARLEY_LOG_LEVEL that does not parse stops the server at once with a
+// message naming the variable.
+func TestBadLogLevelStopsTheServer(t *testing.T) {
+	bin := buildServer(t)
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), "PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATABASE_PATH=", "PARLEY_LOG_LEVEL=loud")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := errors.AsType[*exec.ExitError](err); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("err = %v, want exit status 2", err)
+	}
+	if !strings.Contains(string(out), "PARLEY_LOG_LEVEL") {
+		t.Errorf("output %q does not name the variable", out)
 	}
 }

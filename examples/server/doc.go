@@ -29,8 +29,8 @@
 // Environment (a value that does not parse stops the server with a message
 // naming the variable):
 //
-//	PARLEY_ADDR           listen address (default :8080; 127.0.0.1:0 picks a free
-//	                      port). The log names the bound address once it is bound:
+//	PARLEY_ADDR           listen address (default 127.0.0.1:8080, loopback only;
+//	                      :8080 for every interface; 127.0.0.1:0 picks a free port). The log names the bound address once it is bound:
 //	                      "parley example listening addr=127.0.0.1:PORT url=http://127.0.0.1:PORT/"
 //	PARLEY_LLM_BASE_URL   an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1
 //	                      or http://localhost:11434/v1 (Ollama); switches off the demo model
@@ -48,6 +48,7 @@
 //	                      silent for three is marked interrupted by the sweeper
 //	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
 //	                      system default token limits per user (unset: unlimited)
+//	PARLEY_LOG_LEVEL      debug, info (default), warn or error
 //
 // # Running it as a service
 //
@@ -61,7 +62,7 @@
 //
 // Authentication is a demo: the X-Demo-User header names the user, "alice"
 // or "bob" (role user) or "sam" (role staff); no header is 401. The page at
-// / lets you pick one. It trusts the header, so keep the server on a
-// loopback address (PARLEY_ADDR=127.0.0.1:8080) wherever others can reach
-// the machine.
+// / lets you pick one. It trusts the header, so the server listens on
+// loopback by default; give PARLEY_ADDR another address only where nobody
+// else can reach it.
 package main

@@ -28,7 +28,12 @@ import (
 var webFS embed.FS
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	var level slog.Level // PARLEY_LOG_LEVEL: debug, info (default), warn or error
+	if err := level.UnmarshalText([]byte(envOr("PARLEY_LOG_LEVEL", "info"))); err != nil {
+		fmt.Fprintf(os.Stderr, "parley example: PARLEY_LOG_LEVEL=%q: want debug, info, warn or error\n", os.Getenv("PARLEY_LOG_LEVEL"))
+		os.Exit(2)
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	set, err := settingsFromEnv()
 	if err != nil {
 		log.Error("parley example: bad configuration", "err", err)
@@ -141,7 +146,7 @@ type settings struct {
 
 func settingsFromEnv() (settings, error) {
 	s := settings{
-		Addr:          envOr("PARLEY_ADDR", ":8080"),
+		Addr:          envOr("PARLEY_ADDR", "127.0.0.1:8080"), // loopback: the demo trusts a header for who you are
 		LLMBaseURL:    os.Getenv("PARLEY_LLM_BASE_URL"),
 		LLMAPIKey:     os.Getenv("PARLEY_LLM_API_KEY"),
 		LLMModel:      envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
