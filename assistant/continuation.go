@@ -49,15 +49,21 @@ func (e *Engine) validateRequest(req *Request) error {
 	size := 0
 	for _, r := range req.ToolResults {
 		size += len(r.Output)
+	}
+	if size > maxClientOutputFactor*e.cfg.MaxMessageBytes {
+		// Measured before anything parses them.
+		return wrap(CodeTooLarge, "validate", fmt.Errorf("tool results are %d bytes", size))
+	}
+	for _, r := range req.ToolResults {
 		if r.ID == "" || !json.Valid(r.Output) {
 			return invalid("each tool result needs an id and a JSON output")
 		}
 		if jsonDepth(r.Output) > maxOutputDepth {
 			return invalid(fmt.Sprintf("tool results may nest at most %d levels", maxOutputDepth))
 		}
-	}
-	if size > maxClientOutputFactor*e.cfg.MaxMessageBytes {
-		return wrap(CodeTooLarge, "validate", fmt.Errorf("tool results are %d bytes", size))
+		if jsonHasNUL(r.Output) {
+			return invalid("tool result output contains a NUL character")
+		}
 	}
 	if req.Form != nil && req.Form.ID == "" {
 		return invalid("form answers need the form id")

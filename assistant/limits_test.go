@@ -53,6 +53,7 @@ func TestNULInRequestFieldsIsInvalid(t *testing.T) {
 		"decision":     {ThreadID: reply.ThreadID, Decision: &assistant.Decision{Token: "t\x00", Apply: true}},
 		"tool result":  {ThreadID: reply.ThreadID, ToolResults: []assistant.ToolResult{{ID: "c\x00", Output: json.RawMessage(`1`)}}},
 		"form value":   {ThreadID: reply.ThreadID, Form: &assistant.FormAnswer{ID: "f", Values: map[string]json.RawMessage{"q": json.RawMessage(`"a\u0000b"`)}}},
+		"tool output":  {ThreadID: reply.ThreadID, ToolResults: []assistant.ToolResult{{ID: "c", Output: json.RawMessage(`{"a":"\u0000"}`)}}},
 	} {
 		_, err := assistant.Collect(h.eng.Stream(context.Background(), alice, req))
 		if !errors.Is(err, assistant.ErrInvalidRequest) {

@@ -69,7 +69,12 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			req.Tools = defs
 		}
 		text, calls, err := t.callModel(ctx, req, emit)
-		if t.capped {
+		if len(calls) > 0 && t.usage.OutputTokens >= int64(t.e.cfg.MaxTurnOutputTokens) && !t.stopped() {
+			// The reported usage reached the cap only at the end of the
+			// call: run no tools for it and call the model no more.
+			t.capped = true
+		}
+		if t.capped && !t.stopped() {
 			// The turn wrote all it may: keep the text, drop calls that
 			// would run on a cut-off answer, say so, and end here.
 			if text != "" {
@@ -203,6 +208,10 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				t.parser.FlushProse(emit)
 			}
 		case providers.ReasoningDelta:
+			if t.stopped() {
+				drained += len(ev.Text)
+				continue
+			}
 			if over(len(ev.Text)) {
 				t.capped = true
 				return text.String(), nil, nil

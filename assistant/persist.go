@@ -22,7 +22,8 @@ import (
 //     reload right after Stop shows what the user saw;
 //   - persist: at the end, always, with usage (a stopped turn's drained
 //     usage included) and the model messages for replay. Transient store
-//     errors are retried.
+//     errors are retried. The quota is settled after it (settle), on a
+//     window of its own.
 
 // notSavedMessage is shown when the reply could not be written: the user
 // saw it, and must not be surprised when a reload does not show it.
@@ -34,7 +35,6 @@ const notSavedMessage = "This answer could not be saved, so it will be missing w
 func (t *turn) persist(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
-	t.settle(ctx)
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
 	m := t.snapshot()
@@ -123,10 +123,12 @@ func (t *turn) status(err error) store.Status {
 }
 
 // settle charges what the turn used: the hold is replaced by actual usage,
-// and the spend is recorded on the connection. It runs at persist, whatever
-// ended the turn, retrying transient failures, so a hold is never left open
-// to be swept without its usage.
+// and the spend is recorded on the connection. It runs after persist,
+// whatever ended the turn, on a fresh persistTimeout, retrying transient
+// failures, so a hold is never left open to be swept without its usage.
 func (t *turn) settle(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+	defer cancel()
 	cfg := &t.e.cfg
 	used := t.usage.Total()
 	if t.hold != nil {
@@ -158,7 +160,9 @@ func (t *turn) settle(ctx context.Context) {
 		t.hold = nil
 	}
 	if cfg.SpendLedger != nil && used > 0 {
-		if err := retry(ctx, func() error { return cfg.SpendLedger.Record(ctx, t.spendKey(), used, cfg.Now()) }); err != nil {
+		// Not retried: Record adds to a total, and a try that failed after
+		// its commit would count the spend twice.
+		if err := cfg.SpendLedger.Record(ctx, t.spendKey(), used, cfg.Now()); err != nil {
 			cfg.Logger.Error("assistant: record spend", "user", t.u.ID, "tokens", used, "err", err)
 		}
 	}
@@ -168,7 +172,7 @@ func (t *turn) settle(ctx context.Context) {
 var errHoldGone = errors.New("hold not open")
 
 // retry runs op until it succeeds, fails for a reason another try cannot
-// change (not found, a conflict, an invalid argument, a closed hold), or ctx
+// change (not found, a conflict, an invalid value, a closed hold), or ctx
 // ends, backing off from 25 ms to 1 s. Store and ledger errors are the
 // host's drivers' and carry no portable "transient" mark; a write that
 // failed is tried again while there is time, which is what a pool that is
@@ -177,7 +181,7 @@ func retry(ctx context.Context, op func() error) error {
 	wait := 25 * time.Millisecond
 	for {
 		err := op()
-		if err == nil || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) ||
+		if err == nil || errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrInvalid) ||
 			errors.Is(err, quota.ErrInvalid) || errors.Is(err, errHoldGone) || ctx.Err() != nil {
 			return err
 		}

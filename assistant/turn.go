@@ -96,8 +96,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	if err := e.inFlight.acquire(u.ID, e.cfg.MaxTurnsPerUser); err != nil {
 		return nil, err
 	}
+	started := false
 	defer func() {
-		if err != nil {
+		if !started { // an error, or a panic in host code (Authorizer, Store, Ledger)
 			e.inFlight.release(u.ID) // a turn that starts releases it when it ends
 		}
 	}()
@@ -222,6 +223,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	// at once, on other instances when their poll sees LastSeq grow.
 	e.live.stop(t.thread.ID, errSuperseded)
 	e.running.add()
+	started = true
 	return t, nil
 }
 
@@ -388,6 +390,10 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		t.loop(ctx, record)
 	}()
 	t.persist(ctx)
+	// The quota is settled after the reply is written, on a window of its
+	// own: a failing ledger cannot use up the reply's time. The stream ends
+	// once both are done, so a caller that saw the end sees the usage.
+	t.settle(ctx)
 	if t.err != nil {
 		emit(t.e.errorBlock(t.err))
 		return
