@@ -52,7 +52,7 @@ func TestEndlessModelOutputIsCutAtTheTurnCap(t *testing.T) {
 			if name == "text" && len(reply.Text) < capBytes/2 {
 				t.Errorf("streamed only %d bytes before the %d-byte cap", len(reply.Text), capBytes)
 			}
-			if w := ofKindIn(bs, blocks.Warning); len(w) == 0 || !strings.Contains(w[len(w)-1].Content, "cut off") {
+			if w := find(bs, blocks.Warning); len(w) == 0 || !strings.Contains(w[len(w)-1].Content, "cut off") {
 				t.Errorf("no cut-off warning in %d blocks", len(bs))
 			}
 			m := h.waitStatus(t, reply.MessageID)
@@ -100,14 +100,4 @@ func BenchmarkEndlessModel(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-}
-
-func ofKindIn(bs []blocks.Block, k blocks.Kind) []blocks.Block {
-	var out []blocks.Block
-	for _, b := range bs {
-		if b.Kind == k {
-			out = append(out, b)
-		}
-	}
-	return out
 }

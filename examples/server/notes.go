@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // notes is the demo host application: each user's notes. With a SQL store
@@ -132,11 +134,7 @@ func seed(ctx context.Context, count func(ctx context.Context, user string) (int
 }
 
 // querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
+type querier = sqltx.Querier
 
 // setUpTx runs f in a transaction that other processes setting up the same
 // database wait for. PostgreSQL takes an advisory lock for the schema first,
@@ -158,21 +156,7 @@ func (n *notes) setUpTx(ctx context.Context, f func(querier) error) error {
 		}
 		return tx.Commit()
 	}
-	conn, err := n.db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		return err
-	}
-	if err = f(conn); err == nil {
-		_, err = conn.ExecContext(ctx, "COMMIT")
-	}
-	if err != nil {
-		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-	}
-	return err
+	return sqltx.Immediate(ctx, n.db, func(c *sql.Conn) error { return f(c) })
 }
 
 // sqliteTime is how SQLite holds a note's time: fixed-width UTC text.
