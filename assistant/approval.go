@@ -247,9 +247,9 @@ func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Res
 	if r.UI != nil {
 		emit(*r.UI)
 	}
-	t.callIDs[c.ID] = true
+	t.out.callIDs[c.ID] = true
 	content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
-	t.msgs = append(t.msgs,
+	t.out.msgs = append(t.out.msgs,
 		providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}},
 		providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
 	t.auditToolCall(ctx, c, r, d, transport, approval)
@@ -284,8 +284,8 @@ func (t *turn) reportDecision(emit func(blocks.Block)) {
 	}
 	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.quiet)})
 	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
-	t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
-	t.textSeen, t.finish = true, "quota"
+	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text})
+	t.out.textSeen, t.out.finish = true, "quota"
 }
 
 // pendingProposals are the cards of a thread whose messages are prior that

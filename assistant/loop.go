@@ -31,13 +31,13 @@ const cutOffNote = "The answer reached its length limit and was cut off."
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	if t.blocked() && t.e.cfg.GuardRejection != "" {
 		emit(blocks.Block{Kind: blocks.Markdown, Content: t.e.cfg.GuardRejection})
-		t.textSeen, t.finish = true, FinishBlocked
+		t.out.textSeen, t.out.finish = true, FinishBlocked
 		return
 	}
 	if t.stopped() {
 		// Stopped while a decision or the client's results were carried
 		// out: no model call to pay for.
-		t.err = t.stopErr()
+		t.out.err = t.stopErr()
 		return
 	}
 	if t.quiet != nil {
@@ -60,7 +60,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		req := &providers.Request{
 			Model:     t.e.cfg.Model,
 			System:    system,
-			Messages:  append(base[:len(base):len(base)], t.msgs...),
+			Messages:  append(base[:len(base):len(base)], t.out.msgs...),
 			MaxTokens: t.e.cfg.MaxOutputTokens,
 		}
 		if final && len(defs) > 0 {
@@ -69,60 +69,60 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			req.Tools = defs
 		}
 		text, calls, err := t.callModel(ctx, req, emit)
-		if len(calls) > 0 && t.usage.OutputTokens >= int64(t.e.cfg.MaxTurnOutputTokens) && !t.stopped() {
+		if len(calls) > 0 && t.out.usage.OutputTokens >= int64(t.e.cfg.MaxTurnOutputTokens) && !t.stopped() {
 			// The reported usage reached the cap only at the end of the
 			// call: run no tools for it and call the model no more.
-			t.capped = true
+			t.out.capped = true
 		}
-		if t.capped && !t.stopped() {
+		if t.out.capped && !t.stopped() {
 			// The turn wrote all it may: keep the text, drop calls that
 			// would run on a cut-off answer, say so, and end here.
 			if text != "" {
-				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+				t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
 			emit(blocks.Block{Kind: blocks.Warning, Content: cutOffNote})
-			t.textSeen, t.finish = true, FinishLength
+			t.out.textSeen, t.out.finish = true, FinishLength
 			return
 		}
 		if t.stopped() {
 			if text != "" {
-				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+				t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
-			t.err = t.stopErr()
+			t.out.err = t.stopErr()
 			return
 		}
 		if err != nil {
 			if text != "" {
-				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+				t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
-			t.err = providerErr(err)
+			t.out.err = providerErr(err)
 			return
 		}
 		if final || len(calls) == 0 {
 			// A forced final answer that still calls tools keeps only its text:
 			// calls without results must never reach the replayed history.
 			if text != "" {
-				t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text})
+				t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text})
 			}
 			if len(calls) > 0 {
-				t.finish = FinishStop // the calls were dropped; nothing waits on them
+				t.out.finish = FinishStop // the calls were dropped; nothing waits on them
 			}
-			if !t.textSeen {
+			if !t.out.textSeen {
 				// The model said nothing the user can read; a turn always ends with text.
 				emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})
-				t.finish = FinishEmpty
+				t.out.finish = FinishEmpty
 			}
 			return
 		}
 		calls = t.uniqueCallIDs(calls, round)
-		t.msgs = append(t.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
+		t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
 		end, reason := t.runTools(t.stopCtx, calls, emit)
 		if t.stopped() {
-			t.err = t.stopErr()
+			t.out.err = t.stopErr()
 			return
 		}
 		if end {
-			t.finish = reason
+			t.out.finish = reason
 			return
 		}
 	}
@@ -153,7 +153,7 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 		drainMu.Unlock()
 		pcancel()
 	}()
-	defer t.parser.Flush(emit)
+	defer t.out.parser.Flush(emit)
 	started := false // the request reached the provider's stream
 	defer func() {
 		// A call the server reports no usage for is charged by estimate:
@@ -162,18 +162,18 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 		if !reported && (started || text.Len() > 0 || drained > 0 || len(calls) > 0) {
 			u := estimatedUsage(req, text.String(), calls)
 			u.OutputTokens += int64(drained / 4)
-			t.usage = t.usage.Add(u)
+			t.out.usage = t.out.usage.Add(u)
 		}
 	}()
 	// The turn's output cap: bytes the model wrote over every round, and
 	// tokens, reported or at four bytes a token while this call streams.
-	reportedOut := t.usage.OutputTokens
+	reportedOut := t.out.usage.OutputTokens
 	over := func(n int) bool {
-		t.outBytes += n
-		return t.outBytes > t.e.cfg.MaxTurnOutputBytes ||
-			reportedOut+int64(t.outBytes-t.outBytesAtCall)/4 > int64(t.e.cfg.MaxTurnOutputTokens)
+		t.out.outBytes += n
+		return t.out.outBytes > t.e.cfg.MaxTurnOutputBytes ||
+			reportedOut+int64(t.out.outBytes-t.out.outBytesAtCall)/4 > int64(t.e.cfg.MaxTurnOutputTokens)
 	}
-	t.outBytesAtCall = t.outBytes
+	t.out.outBytesAtCall = t.out.outBytes
 	for ev, err := range t.e.cfg.Provider.Stream(pctx, req) {
 		if err != nil {
 			if t.stopped() {
@@ -192,20 +192,20 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 			if over(len(ev.Text)) {
 				// Keep the rune-aligned part that fits, then stop reading:
 				// a model that never stops costs no more than the cap.
-				room := len(ev.Text) - (t.outBytes - t.e.cfg.MaxTurnOutputBytes)
+				room := len(ev.Text) - (t.out.outBytes - t.e.cfg.MaxTurnOutputBytes)
 				ev.Text = truncate(ev.Text, max(0, min(room, len(ev.Text))))
 				text.WriteString(ev.Text)
-				t.parser.Write(ev.Text, emit)
-				t.capped, t.textSeen = true, t.textSeen || text.Len() > 0
+				t.out.parser.Write(ev.Text, emit)
+				t.out.capped, t.out.textSeen = true, t.out.textSeen || text.Len() > 0
 				return text.String(), nil, nil
 			}
 			text.WriteString(ev.Text)
-			t.parser.Write(ev.Text, emit)
-			if !t.textSeen {
+			t.out.parser.Write(ev.Text, emit)
+			if !t.out.textSeen {
 				// The first words reach the user at once; later prose is
 				// buffered by the parser to reduce jitter.
-				t.textSeen = true
-				t.parser.FlushProse(emit)
+				t.out.textSeen = true
+				t.out.parser.FlushProse(emit)
 			}
 		case providers.ReasoningDelta:
 			if t.stopped() {
@@ -213,7 +213,7 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				continue
 			}
 			if over(len(ev.Text)) {
-				t.capped = true
+				t.out.capped = true
 				return text.String(), nil, nil
 			}
 		case providers.ToolCallEvent:
@@ -221,15 +221,15 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				continue
 			}
 			if over(len(ev.ToolCall.Name) + len(ev.ToolCall.Args)) {
-				t.capped = true
+				t.out.capped = true
 				return text.String(), nil, nil
 			}
 			calls = append(calls, ev.ToolCall)
 		case providers.UsageEvent:
-			t.usage = t.usage.Add(ev.Usage)
+			t.out.usage = t.out.usage.Add(ev.Usage)
 			reported = true
 		case providers.FinishEvent:
-			t.finish = string(ev.Finish)
+			t.out.finish = string(ev.Finish)
 		}
 	}
 	if t.stopped() {

@@ -400,17 +400,17 @@ func (t *turn) setupTools(prior []store.Message) {
 	t.meta = t.metaTools()
 	// Call ids stay unique across the thread, including calls still waiting
 	// on a card, a form or the client, which the replay does not hold yet.
-	t.callIDs = make(map[string]bool)
+	t.out.callIDs = make(map[string]bool)
 	for _, m := range prior {
 		for _, b := range m.Blocks {
 			if b.Kind == blocks.ToolCall || b.Kind == blocks.Form {
-				t.callIDs[b.ID] = true
+				t.out.callIDs[b.ID] = true
 			}
 		}
 	}
 	for _, m := range t.history {
 		for _, c := range m.ToolCalls {
-			t.callIDs[c.ID] = true
+			t.out.callIDs[c.ID] = true
 		}
 	}
 }

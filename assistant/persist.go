@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
@@ -38,13 +37,13 @@ func (t *turn) persist(ctx context.Context) {
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
 	m := t.snapshot()
-	m.InputTokens, m.OutputTokens = t.usage.InputTokens, t.usage.OutputTokens
-	m.Status = t.status(t.err)
-	if t.err != nil {
+	m.InputTokens, m.OutputTokens = t.out.usage.InputTokens, t.out.usage.OutputTokens
+	m.Status = t.status(t.out.err)
+	if t.out.err != nil {
 		// The stored transcript ends with the same error block that streamed.
-		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.err))
+		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.out.err))
 	}
-	if msgs := persistable(t.msgs, t.invalid); len(msgs) > 0 {
+	if msgs := persistable(t.out.msgs, t.out.invalid); len(msgs) > 0 {
 		raw, err := json.Marshal(storable(msgs))
 		if err != nil {
 			t.e.cfg.Logger.Error("assistant: encode model messages", "thread", t.thread.ID, "err", err)
@@ -59,7 +58,7 @@ func (t *turn) persist(ctx context.Context) {
 	if err != nil {
 		t.e.cfg.Logger.Error("assistant: persist reply: the user saw an answer that is not stored",
 			"thread", t.thread.ID, "message", m.ID, "err", err)
-		t.err = &Error{Code: CodeInternal, Op: "persist reply", Err: err, Message: notSavedMessage}
+		t.out.err = &Error{Code: CodeInternal, Op: "persist reply", Err: err, Message: notSavedMessage}
 	}
 }
 
@@ -100,13 +99,8 @@ func (t *turn) checkpoint(ctx context.Context) {
 // snapshot is the reply as stored so far: a copy, safe to write while the
 // worker goes on.
 func (t *turn) snapshot() store.Message {
-	t.mu.Lock()
-	defer t.mu.Unlock()
 	m := t.reply
-	m.Blocks = slices.Clone(t.stored)
-	if t.prose.Len() > 0 {
-		m.Blocks = blocks.Absorb(m.Blocks, blocks.Block{Kind: blocks.Markdown, Content: t.prose.String()})
-	}
+	m.Blocks = t.out.storedBlocks()
 	return m
 }
 
@@ -130,7 +124,7 @@ func (t *turn) settle(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	cfg := &t.e.cfg
-	used := t.usage.Total()
+	used := t.out.usage.Total()
 	if t.hold != nil {
 		failed := false // an earlier try failed, and may have settled all the same
 		err := retry(ctx, func() error {

@@ -80,17 +80,17 @@ func (t *turn) toolDefs() []providers.ToolDef {
 // OpenAI-compatible servers send none, or number calls per response so ids
 // repeat across rounds, and clients match results to calls by id.
 func (t *turn) uniqueCallIDs(calls []providers.ToolCall, round int) []providers.ToolCall {
-	if t.callIDs == nil {
-		t.callIDs = make(map[string]bool)
+	if t.out.callIDs == nil {
+		t.out.callIDs = make(map[string]bool)
 	}
 	for i := range calls {
-		for n := 0; calls[i].ID == "" || t.callIDs[calls[i].ID]; n++ {
+		for n := 0; calls[i].ID == "" || t.out.callIDs[calls[i].ID]; n++ {
 			calls[i].ID = fmt.Sprintf("call_r%d_%d", round, i)
 			if n > 0 { // taken by an earlier turn of the thread
 				calls[i].ID = fmt.Sprintf("call_r%d_%d_%d", round, i, n)
 			}
 		}
-		t.callIDs[calls[i].ID] = true
+		t.out.callIDs[calls[i].ID] = true
 	}
 	return calls
 }
@@ -235,7 +235,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		}
 		t.noteInvalid(c, r)
 		content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
-		t.msgs = append(t.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
+		t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
 		if !isMetaTool(c.Name) {
 			approval := approvals[i]
 			if plans[i] != planRun {
@@ -313,10 +313,10 @@ func (t *turn) noteInvalid(c providers.ToolCall, r tools.Result) {
 	if r.Error == nil || !slices.Contains(invalidCodes, r.Error.Code) {
 		return
 	}
-	if t.invalid == nil {
-		t.invalid = make(map[string]bool)
+	if t.out.invalid == nil {
+		t.out.invalid = make(map[string]bool)
 	}
-	t.invalid[c.ID] = true
+	t.out.invalid[c.ID] = true
 }
 
 // precheck is the gate on the execution side. The model is an untrusted

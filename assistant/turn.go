@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -42,29 +41,16 @@ type turn struct {
 	quiet        error                // a decision turn out of budget: no model call, this says why
 	decisionOK   bool                 // the applied tool succeeded
 
-	// Written only by the worker goroutine.
-	parser         blocks.Parser
-	stored         []blocks.Block      // the transcript as it will be persisted
-	prose          strings.Builder     // markdown streamed since the last other block, not yet in stored
-	msgs           []providers.Message // model messages of this turn
-	usage          providers.Usage
-	outBytes       int  // what the model wrote this turn, for the output cap
-	outBytesAtCall int  // outBytes when the current model call began
-	capped         bool // the output cap ended the turn
-	finish         string
-	err            error // why the turn failed, if it did
-	textSeen       bool  // the model has streamed text this turn
-	callIDs        map[string]bool
-	repeats        map[string]int  // tool calls by name and canonical arguments
-	loaded         map[string]bool // lazy turns: offered tools loaded so far
-	invalid        map[string]bool // call ids that never validly reached a tool; not stored
-	system         string          // the system prompt, built once in begin
-	text           string          // what the user says this turn: the message, form answers or a decision note
-	input          guard.Result    // the input guard's verdict on text
-	pageContext    string          // the page context as the model may see it
-	hold           *quota.Hold     // the open quota reservation, until settled or released
-
-	mu sync.Mutex // guards stored and prose against the heartbeat's reads
+	// out is what the turn says: to the user, to the store and to the model.
+	out         transcript
+	repeats     map[string]int  // tool calls by name and canonical arguments
+	loaded      map[string]bool // lazy turns: offered tools loaded so far
+	invalid     map[string]bool // call ids that never validly reached a tool; not stored
+	system      string          // the system prompt, built once in begin
+	text        string          // what the user says this turn: the message, form answers or a decision note
+	input       guard.Result    // the input guard's verdict on text
+	pageContext string          // the page context as the model may see it
+	hold        *quota.Hold     // the open quota reservation, until settled or released
 
 	// writeMu orders the reply's writes (checkpoint, stopWrite, persist);
 	// written is set by persist, the last.
@@ -341,15 +327,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		if !t.firstKept.Swap(true) {
 			t.firstBlock <- struct{}{} // buffered; watch checkpoints
 		}
-		t.mu.Lock()
-		if b.Kind == blocks.Markdown {
-			// Chunks are joined once per run, not re-copied per chunk.
-			t.prose.WriteString(b.Content)
-		} else {
-			t.absorbProse()
-			t.stored = blocks.Absorb(t.stored, b)
-		}
-		t.mu.Unlock()
+		t.out.add(b)
 		emit(b)
 	}
 	record := func(b blocks.Block) {
@@ -376,7 +354,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		}()
 		defer func() {
 			if r := recover(); r != nil {
-				t.err = wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+				t.out.err = wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
 			}
 		}()
 		// What a decision or the client's results did is stored even if the
@@ -394,22 +372,14 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
 	t.settle(ctx)
-	if t.err != nil {
-		emit(t.e.errorBlock(t.err))
+	if t.out.err != nil {
+		emit(t.e.errorBlock(t.out.err))
 		return
 	}
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
 		ThreadID: t.thread.ID, MessageID: t.reply.ID,
-		InputTokens: t.usage.InputTokens, OutputTokens: t.usage.OutputTokens, Finish: t.finish,
+		InputTokens: t.out.usage.InputTokens, OutputTokens: t.out.usage.OutputTokens, Finish: t.out.finish,
 	}})
-}
-
-// absorbProse moves the pending markdown run into the stored transcript.
-func (t *turn) absorbProse() {
-	if t.prose.Len() > 0 {
-		t.stored = blocks.Absorb(t.stored, blocks.Block{Kind: blocks.Markdown, Content: t.prose.String()})
-		t.prose.Reset()
-	}
 }
 
 // errorBlockQuiet is errorBlock without logging, for the stored copy.

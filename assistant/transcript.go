@@ -1,0 +1,63 @@
+package assistant
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+)
+
+// transcript is what a turn says, in the three forms it takes: the blocks
+// the user sees and the store keeps, the model messages replayed on later
+// turns, and the turn's outcome (usage, finish reason, error). The worker
+// goroutine writes it; stored and prose are also read, under mu, by the
+// heartbeat and the stop write.
+type transcript struct {
+	parser blocks.Parser
+	mu     sync.Mutex          // guards stored and prose
+	stored []blocks.Block      // the blocks as they will be persisted
+	prose  strings.Builder     // markdown streamed since the last other block, not yet in stored
+	msgs   []providers.Message // model messages of this turn
+
+	usage    providers.Usage
+	finish   string
+	err      error // why the turn failed, if it did
+	textSeen bool  // the model has streamed text this turn
+
+	callIDs map[string]bool // every call id of the thread, so new ones stay unique
+	invalid map[string]bool // call ids that never validly reached a tool; not stored
+
+	outBytes       int  // what the model wrote this turn, for the output cap
+	outBytesAtCall int  // outBytes when the current model call began
+	capped         bool // the output cap ended the turn
+}
+
+// add keeps b in the stored blocks. Markdown chunks join the current prose
+// run, copied once per run rather than once per chunk.
+func (o *transcript) add(b blocks.Block) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if b.Kind == blocks.Markdown {
+		o.prose.WriteString(b.Content)
+		return
+	}
+	if o.prose.Len() > 0 {
+		o.stored = blocks.Absorb(o.stored, blocks.Block{Kind: blocks.Markdown, Content: o.prose.String()})
+		o.prose.Reset()
+	}
+	o.stored = blocks.Absorb(o.stored, b)
+}
+
+// storedBlocks returns a copy of the blocks kept so far, the prose run
+// included: safe to write while the worker goes on.
+func (o *transcript) storedBlocks() []blocks.Block {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	bs := slices.Clone(o.stored)
+	if o.prose.Len() > 0 {
+		bs = blocks.Absorb(bs, blocks.Block{Kind: blocks.Markdown, Content: o.prose.String()})
+	}
+	return bs
+}
