@@ -248,7 +248,7 @@ func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Res
 		emit(*r.UI)
 	}
 	t.out.callIDs[c.ID] = true
-	content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
+	content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
 	t.out.msgs = append(t.out.msgs,
 		providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}},
 		providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
@@ -284,8 +284,8 @@ func (t *turn) reportDecision(emit func(blocks.Block)) {
 	}
 	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.quiet)})
 	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
-	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text})
-	t.out.textSeen, t.out.finish = true, "quota"
+	t.out.say(text)
+	t.out.textSeen, t.out.finish = true, FinishQuota
 }
 
 // pendingProposals are the cards of a thread whose messages are prior that

@@ -490,7 +490,7 @@ func TestDecisionWhenOutOfQuotaRunsWithoutTheModel(t *testing.T) {
 	if len(a.executions()) != 1 || a.model.Calls() != calls {
 		t.Fatalf("%d executions, %d model calls; want the tool once and no model call", len(a.executions()), a.model.Calls()-calls)
 	}
-	if reply.Text != "Done: Rename note 7 to “Groceries”." || reply.Finish != "quota" || len(find(streamed, blocks.Warning)) != 1 {
+	if reply.Text != "Done: Rename note 7 to “Groceries”." || reply.Finish != assistant.FinishQuota || len(find(streamed, blocks.Warning)) != 1 {
 		t.Errorf("reply %q finish %q blocks %v", reply.Text, reply.Finish, kinds(streamed))
 	}
 	// A normal message is still refused.

@@ -46,7 +46,7 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		return tools.Result{}, &Error{Code: CodeNotFound, Op: "execute tool", Err: errors.New("tool not offered to the user"), Message: "There is no such tool."}
 	}
 	o := offered[i]
-	t := &turn{e: e, u: u}
+	t := &turn{e: e, conn: e.conn(), u: u}
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
 		if err != nil {

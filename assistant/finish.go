@@ -13,4 +13,5 @@ const (
 	FinishAskUser       = "ask_user"       // the turn waits on an ask_user form (Request.Form)
 	FinishBlocked       = "blocked"        // the guard blocked the message and Config.GuardRejection answered it
 	FinishEmpty         = "empty"          // the model said nothing; the Engine answered with a fallback
+	FinishQuota         = "quota"          // a decision was carried out, but the user is out of quota: no model call
 )

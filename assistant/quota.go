@@ -58,7 +58,7 @@ func (t *turn) estimate() int64 {
 			n += len(c.Name) + len(c.Args)
 		}
 	}
-	out := t.e.cfg.MaxOutputTokens
+	out := t.conn.maxOutput
 	if out == 0 {
 		out = defaultOutputEstimate
 	}
@@ -77,7 +77,7 @@ func (t *turn) release(ctx context.Context) {
 }
 
 func (t *turn) spendKey() quota.SpendKey {
-	return quota.SpendKey{Connection: t.e.cfg.Connection, Principal: t.u.ID}
+	return quota.SpendKey{Connection: t.conn.name, Principal: t.u.ID}
 }
 
 // estimatedUsage stands in for a model call whose server reported no usage,

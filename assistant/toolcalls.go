@@ -234,7 +234,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			emit(*r.UI)
 		}
 		t.noteInvalid(c, r)
-		content := clampResult(tools.MarshalForModel(r), t.e.cfg.ContextWindow*4/8)
+		content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
 		t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
 		if !isMetaTool(c.Name) {
 			approval := approvals[i]

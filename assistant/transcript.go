@@ -61,3 +61,11 @@ func (o *transcript) storedBlocks() []blocks.Block {
 	}
 	return bs
 }
+
+// say records the model's text from a call whose tool calls, if any, will
+// not run: the model message that ends the turn.
+func (o *transcript) say(text string) {
+	if text != "" {
+		o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text})
+	}
+}

@@ -22,6 +22,7 @@ import (
 // turn is the state of one Stream call, from validation to the final write.
 type turn struct {
 	e       *Engine
+	conn    *conn // the model connection and its limits
 	u       parley.User
 	req     Request
 	thread  store.Thread
@@ -95,7 +96,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	}
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
-	t := &turn{e: e, u: u, req: req, offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	t := &turn{e: e, conn: e.conn(), u: u, req: req, offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
 	var prior []store.Message
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
@@ -385,20 +386,6 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 // errorBlockQuiet is errorBlock without logging, for the stored copy.
 func (e *Engine) errorBlockQuiet(err error) blocks.Block {
 	return blocks.Block{Kind: blocks.Error, ErrorCode: string(Code(err)), Content: userMessage(err)}
-}
-
-// providerErr classifies a provider failure; its text stays in the cause.
-func providerErr(err error) error {
-	switch providers.CategoryOf(err) {
-	case providers.CategoryRateLimit:
-		return wrap(CodeModelBusy, "model call", err)
-	case providers.CategoryTimeout:
-		return wrap(CodeModelTimeout, "model call", err)
-	case providers.CategoryCanceled:
-		return wrap(CodeCancelled, "model call", err)
-	default:
-		return wrap(CodeModelUnavailable, "model call", err)
-	}
 }
 
 // storable returns msgs ready to encode: a tool call whose arguments are not

@@ -1,0 +1,167 @@
+package assistant
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+)
+
+// conn is the model connection a turn talks to, and the limits that come
+// with it: the one place a turn reads provider settings from.
+type conn struct {
+	name          string // the connection's name in spend keys
+	provider      providers.Provider
+	model         string
+	maxOutput     int // per model call; 0: the provider's default
+	window        int // the context window in tokens
+	drain         time.Duration
+	maxTurnTokens int // the turn's output cap
+	maxTurnBytes  int
+}
+
+// conn returns the connection a turn of this Engine uses.
+func (e *Engine) conn() *conn {
+	c := &e.cfg
+	return &conn{name: c.Connection, provider: c.Provider, model: c.Model, maxOutput: c.MaxOutputTokens,
+		window: c.ContextWindow, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes}
+}
+
+// request is a model call of this connection.
+func (c *conn) request(system string, msgs []providers.Message) *providers.Request {
+	return &providers.Request{Model: c.model, System: system, Messages: msgs, MaxTokens: c.maxOutput}
+}
+
+// resultBudget is how many bytes of one tool result the model reads: an
+// eighth of the context window, at about four bytes a token.
+func (c *conn) resultBudget() int { return c.window * 4 / 8 }
+
+// providerErr classifies a provider failure; its text stays in the cause.
+func providerErr(err error) error {
+	switch providers.CategoryOf(err) {
+	case providers.CategoryRateLimit:
+		return wrap(CodeModelBusy, "model call", err)
+	case providers.CategoryTimeout:
+		return wrap(CodeModelTimeout, "model call", err)
+	case providers.CategoryCanceled:
+		return wrap(CodeCancelled, "model call", err)
+	default:
+		return wrap(CodeModelUnavailable, "model call", err)
+	}
+}
+
+// callModel streams one model call into blocks. It returns the call's text
+// and complete tool calls; on error, the text received before it. Once the
+// turn is stopped nothing more is shown, but the stream is read on, for at
+// most DrainTimeout, so the model's final usage is still charged.
+func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(blocks.Block)) (string, []providers.ToolCall, error) {
+	var text strings.Builder
+	var calls []providers.ToolCall
+	reported, drained := false, 0
+	pctx, pcancel := context.WithCancel(ctx)
+	var drainMu sync.Mutex
+	var drain *time.Timer // bounds the drain, set once the turn stops
+	unwatch := context.AfterFunc(t.stopCtx, func() {
+		drainMu.Lock()
+		defer drainMu.Unlock()
+		drain = time.AfterFunc(t.conn.drain, pcancel)
+	})
+	defer func() {
+		unwatch()
+		drainMu.Lock()
+		if drain != nil {
+			drain.Stop()
+		}
+		drainMu.Unlock()
+		pcancel()
+	}()
+	defer t.out.parser.Flush(emit)
+	started := false // the request reached the provider's stream
+	defer func() {
+		// A call the server reports no usage for is charged by estimate:
+		// its input as soon as the stream began, so a prompt cancelled
+		// before the first token is not free, and whatever output came.
+		if !reported && (started || text.Len() > 0 || drained > 0 || len(calls) > 0) {
+			u := estimatedUsage(req, text.String(), calls)
+			u.OutputTokens += int64(drained / 4)
+			t.out.usage = t.out.usage.Add(u)
+		}
+	}()
+	// The turn's output cap: bytes the model wrote over every round, and
+	// tokens, reported or at four bytes a token while this call streams.
+	reportedOut := t.out.usage.OutputTokens
+	over := func(n int) bool {
+		t.out.outBytes += n
+		return t.out.outBytes > t.conn.maxTurnBytes ||
+			reportedOut+int64(t.out.outBytes-t.out.outBytesAtCall)/4 > int64(t.conn.maxTurnTokens)
+	}
+	t.out.outBytesAtCall = t.out.outBytes
+	for ev, err := range t.conn.provider.Stream(pctx, req) {
+		if err != nil {
+			if t.stopped() {
+				started = true                 // stopped while the model worked on the prompt
+				return text.String(), nil, nil // a drain cut short is no provider failure
+			}
+			return text.String(), nil, err
+		}
+		started = true
+		switch ev.Kind {
+		case providers.TextDelta:
+			if t.stopped() {
+				drained += len(ev.Text)
+				continue
+			}
+			if over(len(ev.Text)) {
+				// Keep the rune-aligned part that fits, then stop reading:
+				// a model that never stops costs no more than the cap.
+				room := len(ev.Text) - (t.out.outBytes - t.conn.maxTurnBytes)
+				ev.Text = truncate(ev.Text, max(0, min(room, len(ev.Text))))
+				text.WriteString(ev.Text)
+				t.out.parser.Write(ev.Text, emit)
+				t.out.capped, t.out.textSeen = true, t.out.textSeen || text.Len() > 0
+				return text.String(), nil, nil
+			}
+			text.WriteString(ev.Text)
+			t.out.parser.Write(ev.Text, emit)
+			if !t.out.textSeen {
+				// The first words reach the user at once; later prose is
+				// buffered by the parser to reduce jitter.
+				t.out.textSeen = true
+				t.out.parser.FlushProse(emit)
+			}
+		case providers.ReasoningDelta:
+			if t.stopped() {
+				drained += len(ev.Text)
+				continue
+			}
+			if over(len(ev.Text)) {
+				t.out.capped = true
+				return text.String(), nil, nil
+			}
+		case providers.ToolCallEvent:
+			if t.stopped() {
+				continue
+			}
+			if over(len(ev.ToolCall.Name) + len(ev.ToolCall.Args)) {
+				t.out.capped = true
+				return text.String(), nil, nil
+			}
+			calls = append(calls, ev.ToolCall)
+		case providers.UsageEvent:
+			t.out.usage = t.out.usage.Add(ev.Usage)
+			reported = true
+		case providers.FinishEvent:
+			t.out.finish = string(ev.Finish)
+		}
+	}
+	if t.stopped() {
+		return text.String(), nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return text.String(), nil, err
+	}
+	return text.String(), calls, nil
+}
