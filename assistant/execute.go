@@ -46,13 +46,13 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		return tools.Result{}, &Error{Code: CodeNotFound, Op: "execute tool", Err: errors.New("tool not offered to the user"), Message: "There is no such tool."}
 	}
 	o := offered[i]
-	t := &turn{e: e, conn: e.conn(), u: u}
+	a := &actor{e: e, u: u}
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
 		if err != nil {
 			return tools.Result{}, err
 		}
-		t.thread = th
+		a.thread = th
 	}
 	call := providers.ToolCall{ID: "http_" + req.Tool, Name: req.Tool, Args: req.Args}
 	if len(call.Args) == 0 {
@@ -60,14 +60,14 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	}
 	var r tools.Result
 	start := time.Now()
-	if _, _, refusal := t.checkArgs(ctx, call); refusal != nil {
+	if _, _, refusal := a.checkArgs(ctx, call); refusal != nil {
 		r = *refusal
-	} else if refusal := t.takeToolCall(ctx); refusal != nil {
+	} else if refusal := a.takeToolCall(ctx); refusal != nil {
 		r = *refusal
 	} else {
 		tctx, cancel := context.WithTimeout(ctx, e.cfg.ToolTimeout)
 		var err error
-		r, err = tools.Invoke(tctx, o.tool, tools.Call{ID: call.ID, User: u, ThreadID: t.thread.ID, Args: call.Args, Approved: true})
+		r, err = tools.Invoke(tctx, o.tool, tools.Call{ID: call.ID, User: u, ThreadID: a.thread.ID, Args: call.Args, Approved: true})
 		cancel()
 		if err != nil {
 			e.cfg.Logger.Warn("assistant: tool failed", "tool", req.Tool, "transport", "http", "err", err)
@@ -77,6 +77,6 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	if o.spec.NeedsApproval() {
 		approval = approvalUser
 	}
-	t.auditToolCall(ctx, call, r, time.Since(start), "http", approval)
+	a.auditToolCall(ctx, call, r, time.Since(start), "http", approval)
 	return r, nil
 }

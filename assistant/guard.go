@@ -91,7 +91,7 @@ func humanCategories(r guard.Result) []string {
 
 // auditGuard records a High or Critical guard result: categories, severity
 // and action, never the matched text.
-func (t *turn) auditGuard(ctx context.Context, kind string, r guard.Result, extra map[string]string) {
+func (a *actor) auditGuard(ctx context.Context, kind string, r guard.Result, extra map[string]string) {
 	if r.Severity < guard.High {
 		return
 	}
@@ -100,9 +100,9 @@ func (t *turn) auditGuard(ctx context.Context, kind string, r guard.Result, extr
 		data[k] = v
 	}
 	raw, _ := json.Marshal(data)
-	ev := store.AuditEvent{Kind: kind, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: raw}
-	if err := t.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		t.e.cfg.Logger.Error("assistant: audit guard finding", "kind", kind, "thread", t.thread.ID, "err", err)
+	ev := store.AuditEvent{Kind: kind, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: raw}
+	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
+		a.e.cfg.Logger.Error("assistant: audit guard finding", "kind", kind, "thread", a.thread.ID, "err", err)
 	}
 }
 
@@ -111,22 +111,22 @@ func (t *turn) auditGuard(ctx context.Context, kind string, r guard.Result, extr
 // arguments as they may be shown and stored: shown is nil when nothing of
 // them may be shown, and withheld reports that the stored model messages
 // must not keep the original either.
-func (t *turn) checkArgs(ctx context.Context, c providers.ToolCall) (shown json.RawMessage, withheld bool, refusal *tools.Result) {
-	if t.e.guard == nil || len(c.Args) == 0 {
+func (a *actor) checkArgs(ctx context.Context, c providers.ToolCall) (shown json.RawMessage, withheld bool, refusal *tools.Result) {
+	if a.e.guard == nil || len(c.Args) == 0 {
 		return jsonOrNil(c.Args), false, nil
 	}
 	var r guard.Result
 	if json.Valid(c.Args) {
-		r = t.e.guard.CheckArgs(ctx, c.Args)
+		r = a.e.guard.CheckArgs(ctx, c.Args)
 	} else {
 		// Broken JSON is still text the model wrote: scan it as such (the
 		// tool answers INVALID_ARGS unless the guard refuses first).
-		r = t.e.guard.Check(ctx, string(c.Args))
+		r = a.e.guard.Check(ctx, string(c.Args))
 	}
 	if r.Cause != nil {
-		t.e.cfg.Logger.Error("assistant: argument guard failed closed", "tool", c.Name, "err", r.Cause)
+		a.e.cfg.Logger.Error("assistant: argument guard failed closed", "tool", c.Name, "err", r.Cause)
 	}
-	t.auditGuard(ctx, AuditGuardToolArgs, r, map[string]string{"tool": c.Name, "args_sha256": argsHash(c.Args)})
+	a.auditGuard(ctx, AuditGuardToolArgs, r, map[string]string{"tool": c.Name, "args_sha256": argsHash(c.Args)})
 	shown = jsonOrNil(c.Args)
 	switch {
 	case r.Action >= guard.Redact && (r.Cause != nil || !json.Valid([]byte(r.Redacted)) || r.Redacted == string(c.Args) && r.Action >= guard.Block && r.Injection() == guard.None):

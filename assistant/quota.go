@@ -102,12 +102,12 @@ func estimatedUsage(req *providers.Request, text string, calls []providers.ToolC
 
 // takeToolCall counts one tool call against the user's rate. A refusal is a
 // recoverable error for the model, never a failed turn.
-func (t *turn) takeToolCall(ctx context.Context) *tools.Result {
-	cfg := &t.e.cfg
+func (a *actor) takeToolCall(ctx context.Context) *tools.Result {
+	cfg := &a.e.cfg
 	if cfg.RateLimiter == nil || !cfg.ToolRate.Enabled() {
 		return nil
 	}
-	err := cfg.RateLimiter.Take(ctx, "tool:"+t.u.ID, cfg.ToolRate, cfg.Now())
+	err := cfg.RateLimiter.Take(ctx, "tool:"+a.u.ID, cfg.ToolRate, cfg.Now())
 	if err == nil {
 		return nil
 	}
@@ -119,7 +119,7 @@ func (t *turn) takeToolCall(ctx context.Context) *tools.Result {
 			Hint:    "Answer from the results you already have, or tell the user to try again shortly.",
 		}}
 	}
-	cfg.Logger.Error("assistant: tool rate limiter", "user", t.u.ID, "err", err)
+	cfg.Logger.Error("assistant: tool rate limiter", "user", a.u.ID, "err", err)
 	r := tools.Fail(tools.CodeInternal, "The tool could not be run right now.")
 	return &r
 }

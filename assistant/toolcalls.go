@@ -265,16 +265,16 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 // approved call is not cut short when the turn is stopped (a cancel, a newer
 // message): a change the user approved runs to its end or its timeout,
 // never to an unknown half-done state.
-func (t *turn) invoke(ctx context.Context, o offeredTool, c providers.ToolCall, approved bool) (tools.Result, time.Duration) {
+func (a *actor) invoke(ctx context.Context, o offeredTool, c providers.ToolCall, approved bool) (tools.Result, time.Duration) {
 	if approved {
 		ctx = context.WithoutCancel(ctx)
 	}
-	tctx, cancel := context.WithTimeout(ctx, t.e.cfg.ToolTimeout)
+	tctx, cancel := context.WithTimeout(ctx, a.e.cfg.ToolTimeout)
 	defer cancel()
 	start := time.Now()
-	res, err := tools.Invoke(tctx, o.tool, tools.Call{ID: c.ID, User: t.u, ThreadID: t.thread.ID, Args: c.Args, Approved: approved})
+	res, err := tools.Invoke(tctx, o.tool, tools.Call{ID: c.ID, User: a.u, ThreadID: a.thread.ID, Args: c.Args, Approved: approved})
 	if err != nil {
-		t.e.cfg.Logger.Warn("assistant: tool failed", "tool", c.Name, "thread", t.thread.ID, "err", err)
+		a.e.cfg.Logger.Warn("assistant: tool failed", "tool", c.Name, "thread", a.thread.ID, "err", err)
 	}
 	return res, time.Since(start)
 }
@@ -455,7 +455,7 @@ func canonicalJSON(raw json.RawMessage) string {
 // hash. transport is "chat" (the model called it), "client" (a client-side
 // tool's posted result) or "http" (a host UI). approval says how a Mutate
 // or Destructive call was approved; "" for Read tools.
-func (t *turn) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string) {
+func (a *actor) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string) {
 	fields := map[string]any{
 		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
 		"duration_ms": d.Milliseconds(), "transport": transport,
@@ -464,8 +464,8 @@ func (t *turn) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.
 		fields["approval"] = approval
 	}
 	data, _ := json.Marshal(fields)
-	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: data}
-	if err := t.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		t.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", t.thread.ID, "err", err)
+	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data}
+	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
+		a.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", a.thread.ID, "err", err)
 	}
 }

@@ -21,11 +21,9 @@ import (
 
 // turn is the state of one Stream call, from validation to the final write.
 type turn struct {
-	e       *Engine
+	actor         // the Engine, the user and the thread
 	conn    *conn // the model connection and its limits
-	u       parley.User
 	req     Request
-	thread  store.Thread
 	user    store.Message // persisted user message
 	reply   store.Message // persisted assistant placeholder, filled as the turn runs
 	offered []offeredTool
@@ -96,7 +94,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	}
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
-	t := &turn{e: e, conn: e.conn(), u: u, req: req, offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	t := &turn{actor: actor{e: e, u: u}, conn: e.conn(), req: req, offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
 	var prior []store.Message
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
