@@ -155,18 +155,18 @@ func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
 	if argsHash(p.Args) != p.ArgsHash {
 		return wrap(CodeInternal, "decide", errors.New("stored arguments do not match their hash"))
 	}
-	t.decision = &p
-	t.decided = store.ProposalDeclined
+	t.cont.decision = &p
+	t.cont.decided = store.ProposalDeclined
 	if !d.Apply {
 		return nil
 	}
-	t.decided = store.ProposalApplied
+	t.cont.decided = store.ProposalApplied
 	o, ok := e.lookupTool(ctx, t.u, p.Tool)
 	if !ok {
 		return &Error{Code: CodeForbidden, Op: "decide", Err: fmt.Errorf("tool %q no longer available to the user", p.Tool),
 			Message: "You can no longer apply that action."}
 	}
-	t.decisionTool = o
+	t.cont.tool = o
 	return nil
 }
 
@@ -191,7 +191,7 @@ func decidable(p store.Proposal, now time.Time) error {
 // consume decides the proposal in the store, atomically: of concurrent
 // decisions on one token, one wins and the others get CodeConflict.
 func (t *turn) consume(ctx context.Context) error {
-	p, err := t.e.cfg.Store.DecideProposal(ctx, t.decision.Token, t.decided, t.e.cfg.Now())
+	p, err := t.e.cfg.Store.DecideProposal(ctx, t.cont.decision.Token, t.cont.decided, t.e.cfg.Now())
 	switch {
 	case errors.Is(err, store.ErrConflict):
 		if derr := decidable(p, t.e.cfg.Now()); derr != nil {
@@ -203,7 +203,7 @@ func (t *turn) consume(ctx context.Context) error {
 	case err != nil:
 		return wrap(CodeInternal, "decide", err)
 	}
-	*t.decision = p
+	*t.cont.decision = p
 	return nil
 }
 
@@ -221,7 +221,7 @@ func decisionNote(p *store.Proposal, status store.ProposalStatus) string {
 // nothing. Either way the model sees its proposed call answered, so it can
 // acknowledge the outcome, never claim one that did not happen.
 func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
-	p := t.decision
+	p := t.cont.decision
 	c := providers.ToolCall{ID: p.CallID, Name: p.Tool, Args: p.Args}
 	if c.ID == "" {
 		c.ID = "call_" + truncate(p.Token, 8)
@@ -229,10 +229,10 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 	var r tools.Result
 	var d time.Duration
 	approval := approvalDeclined
-	if t.decided == store.ProposalApplied {
+	if t.cont.decided == store.ProposalApplied {
 		approval = approvalUser
-		r, d = t.invoke(ctx, t.decisionTool, c, true)
-		t.decisionOK = r.OK
+		r, d = t.invoke(ctx, t.cont.tool, c, true)
+		t.cont.applied = r.OK
 	} else {
 		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
 		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
@@ -275,14 +275,14 @@ func (e *Engine) lookupTool(ctx context.Context, u parley.User, name string) (of
 // is out of budget): the server states the outcome, and a warning says why
 // the assistant does not answer.
 func (t *turn) reportDecision(emit func(blocks.Block)) {
-	text := "Declined: " + t.decision.Summary + "."
+	text := "Declined: " + t.cont.decision.Summary + "."
 	switch {
-	case t.decided == store.ProposalApplied && t.decisionOK:
-		text = "Done: " + t.decision.Summary + "."
-	case t.decided == store.ProposalApplied:
-		text = "This did not work: " + t.decision.Summary + "."
+	case t.cont.decided == store.ProposalApplied && t.cont.applied:
+		text = "Done: " + t.cont.decision.Summary + "."
+	case t.cont.decided == store.ProposalApplied:
+		text = "This did not work: " + t.cont.decision.Summary + "."
 	}
-	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.quiet)})
+	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.cont.quiet)})
 	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
 	t.out.say(text)
 	t.out.textSeen, t.out.finish = true, FinishQuota

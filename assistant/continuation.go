@@ -16,6 +16,18 @@ import (
 	"github.com/parleyhq/parley/tools"
 )
 
+// continuation is what a turn answers that the thread's last turn left
+// waiting: a decision on a confirm card, or the results of client-side
+// tool calls. (Form answers become the turn's text.)
+type continuation struct {
+	decision    *store.Proposal      // a decision turn: the proposal decided
+	decided     store.ProposalStatus // applied or declined
+	tool        offeredTool          // the tool an apply runs
+	applied     bool                 // the applied tool succeeded
+	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
+	quiet       error                // a decision out of budget: no model call, this says why
+}
+
 // maxToolResults bounds the client results one request may carry.
 const maxToolResults = 32
 
@@ -192,7 +204,7 @@ func (t *turn) checkToolResults(prior []store.Message) error {
 		}
 		seen[r.ID] = true
 	}
-	t.clientCalls = pending
+	t.cont.clientCalls = pending
 	return nil
 }
 
@@ -200,7 +212,7 @@ func (t *turn) checkToolResults(prior []store.Message) error {
 // turn with what the client posted; a call the client left out is answered
 // with an error. Outputs pass the guard like tool arguments.
 func (t *turn) runToolResults(ctx context.Context, emit func(blocks.Block)) {
-	for _, b := range t.clientCalls {
+	for _, b := range t.cont.clientCalls {
 		c := providers.ToolCall{ID: b.ID, Name: b.Name, Args: b.Data}
 		if len(c.Args) == 0 {
 			c.Args = json.RawMessage(`{}`)

@@ -38,7 +38,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.out.err = t.stopErr()
 		return
 	}
-	if t.quiet != nil {
+	if t.cont.quiet != nil {
 		t.reportDecision(emit)
 		return
 	}

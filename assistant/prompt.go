@@ -56,12 +56,12 @@ func (t *turn) systemPrompt() string {
 	if slices.ContainsFunc(t.meta, func(o offeredTool) bool { return o.spec.Name == AskUserName }) {
 		b.WriteString("\nWhen you need details only the user can give, call ask_user with a short form instead of guessing.\n")
 	}
-	if len(t.pending) > 0 && !t.blocked() && (t.decision == nil || len(t.pending) > 1) {
+	if len(t.pending) > 0 && !t.blocked() && (t.cont.decision == nil || len(t.pending) > 1) {
 		b.WriteString("\n\n## Waiting for the user's decision\n")
 		b.WriteString("These actions were proposed earlier and wait on approval cards the user can still apply or decline. " +
 			"They have not happened. Do not propose them again unless the user asks.\n")
 		for _, p := range t.pending {
-			if t.decision != nil && p.Token == t.decision.Token {
+			if t.cont.decision != nil && p.Token == t.cont.decision.Token {
 				continue // being decided now
 			}
 			b.WriteString("- ")

@@ -31,14 +31,9 @@ type turn struct {
 	lazy    bool                // offered tools are loaded with search_tools
 	history []providers.Message // replay of earlier turns
 
-	autonomous   bool                 // Mutate and Destructive tools run without proposals
-	decision     *store.Proposal      // a decision turn: the proposal decided
-	decided      store.ProposalStatus // applied or declined
-	decisionTool offeredTool          // the tool an apply runs
-	clientCalls  []blocks.Block       // a tool-results turn: the calls it answers
-	pending      []store.Proposal     // the thread's cards still waiting, for the prompt
-	quiet        error                // a decision turn out of budget: no model call, this says why
-	decisionOK   bool                 // the applied tool succeeded
+	autonomous bool             // Mutate and Destructive tools run without proposals
+	pending    []store.Proposal // the thread's cards still waiting, for the prompt
+	cont       continuation     // what the turn answers that the last one left waiting
 
 	// out is what the turn says: to the user, to the store and to the model.
 	out         transcript
@@ -115,7 +110,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		if err := t.checkDecision(ctx, req.Decision); err != nil {
 			return nil, err
 		}
-		text, scan = decisionNote(t.decision, t.decided), false
+		text, scan = decisionNote(t.cont.decision, t.cont.decided), false
 	case len(req.ToolResults) > 0:
 		err = t.checkToolResults(prior)
 	case req.Form != nil:
@@ -131,12 +126,12 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	t.setupTools(prior)
 	t.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
-		if t.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
+		if t.cont.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
 			return nil, err
 		}
 		// The user may still decide a card when out of budget: the decision
 		// is carried out and reported without a model call.
-		t.quiet = err
+		t.cont.quiet = err
 	}
 	if scan {
 		t.input = e.checkInput(ctx, text)
@@ -152,13 +147,13 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	t.system = t.systemPrompt()
 	// From here a failure releases the hold and removes what was written.
 	fail := func(err error) (*turn, error) {
-		if t.decision != nil && t.decision.DecidedAt != nil {
+		if t.cont.decision != nil && t.cont.decision.DecidedAt != nil {
 			// Decided, but nothing ran: give the card back so the user can
 			// decide again once the store recovers.
 			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
-			if rerr := e.cfg.Store.ReopenProposal(rctx, t.decision.Token, *t.decision.DecidedAt); rerr != nil {
+			if rerr := e.cfg.Store.ReopenProposal(rctx, t.cont.decision.Token, *t.cont.decision.DecidedAt); rerr != nil {
 				e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written and the proposal could not be reopened; its tool did not run",
-					"thread", t.thread.ID, "tool", t.decision.Tool, "err", err, "reopen_err", rerr)
+					"thread", t.thread.ID, "tool", t.cont.decision.Tool, "err", err, "reopen_err", rerr)
 			}
 			cancel()
 		}
@@ -168,7 +163,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		}
 		return nil, err
 	}
-	if t.decision != nil {
+	if t.cont.decision != nil {
 		// The token is consumed before the turn is written: a decision that
 		// loses a race, or comes twice, leaves nothing behind.
 		if err := t.consume(ctx); err != nil {
@@ -359,9 +354,9 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		// What a decision or the client's results did is stored even if the
 		// turn is stopped meanwhile: it happened, and the thread must say so.
 		switch {
-		case t.decision != nil:
+		case t.cont.decision != nil:
 			t.runDecision(t.stopCtx, keep)
-		case len(t.clientCalls) > 0:
+		case len(t.cont.clientCalls) > 0:
 			t.runToolResults(t.stopCtx, keep)
 		}
 		t.loop(ctx, record)
