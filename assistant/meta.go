@@ -107,10 +107,10 @@ func isMetaTool(name string) bool { return name == SearchToolsName || name == As
 // metaTools are the Engine's own tools this turn offers.
 func (t *turn) metaTools() []offeredTool {
 	var out []offeredTool
-	if t.lazy {
+	if t.tools.lazy {
 		out = append(out, offeredTool{spec: searchToolsTool.Spec(), tool: searchToolsTool})
 	}
-	if !t.e.cfg.DisableAskUser && (len(t.offered) > 0 || t.lazy) {
+	if !t.e.cfg.DisableAskUser && (len(t.tools.offered) > 0 || t.tools.lazy) {
 		out = append(out, offeredTool{spec: askUserTool.Spec(), tool: askUserTool})
 	}
 	return out
@@ -290,15 +290,15 @@ func (t *turn) searchTools(args json.RawMessage) tools.Result {
 	var names, unknown []string
 	for _, c := range in.Categories {
 		found := false
-		for _, o := range t.offered {
+		for _, o := range t.tools.offered {
 			if category(o.spec) != c {
 				continue
 			}
 			found = true
-			if t.loaded[o.spec.Name] {
+			if t.tools.loaded[o.spec.Name] {
 				continue
 			}
-			t.loaded[o.spec.Name] = true
+			t.tools.loaded[o.spec.Name] = true
 			names = append(names, o.spec.Name)
 			loaded = append(loaded, toolInfo{Name: o.spec.Name, Description: o.spec.Description,
 				Parameters: o.spec.InputSchema, Effect: effectNote(o.spec), Instructions: o.spec.Instructions})
@@ -336,7 +336,7 @@ func category(s tools.Spec) string {
 // categories lists the categories of the offered tools, in first-seen order.
 func (t *turn) categories() []string {
 	var cs []string
-	for _, o := range t.offered {
+	for _, o := range t.tools.offered {
 		if c := category(o.spec); !slices.Contains(cs, c) {
 			cs = append(cs, c)
 		}
@@ -362,8 +362,8 @@ func (t *turn) rehydrate() {
 	for _, m := range t.history {
 		for _, c := range m.ToolCalls {
 			if c.Name != SearchToolsName {
-				if slices.ContainsFunc(t.offered, func(o offeredTool) bool { return o.spec.Name == c.Name }) {
-					t.loaded[c.Name] = true
+				if slices.ContainsFunc(t.tools.offered, func(o offeredTool) bool { return o.spec.Name == c.Name }) {
+					t.tools.loaded[c.Name] = true
 				}
 				continue
 			}
@@ -373,9 +373,9 @@ func (t *turn) rehydrate() {
 			if json.Unmarshal(c.Args, &in) != nil {
 				continue
 			}
-			for _, o := range t.offered {
+			for _, o := range t.tools.offered {
 				if slices.Contains(in.Categories, category(o.spec)) {
-					t.loaded[o.spec.Name] = true
+					t.tools.loaded[o.spec.Name] = true
 				}
 			}
 		}
@@ -392,12 +392,12 @@ func formBlock(callID string, f Form) blocks.Block {
 // more tools than LazyToolThreshold, with the loaded set rebuilt from the
 // history, and the Engine's own tools.
 func (t *turn) setupTools(prior []store.Message) {
-	t.lazy = t.e.cfg.LazyToolThreshold >= 0 && len(t.offered) > t.e.cfg.LazyToolThreshold
-	t.loaded = make(map[string]bool)
-	if t.lazy {
+	t.tools.lazy = t.e.cfg.LazyToolThreshold >= 0 && len(t.tools.offered) > t.e.cfg.LazyToolThreshold
+	t.tools.loaded = make(map[string]bool)
+	if t.tools.lazy {
 		t.rehydrate()
 	}
-	t.meta = t.metaTools()
+	t.tools.meta = t.metaTools()
 	// Call ids stay unique across the thread, including calls still waiting
 	// on a card, a form or the client, which the replay does not hold yet.
 	t.out.callIDs = make(map[string]bool)

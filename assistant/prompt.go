@@ -32,7 +32,7 @@ func (t *turn) systemPrompt() string {
 		persona = defaultPersona
 	}
 	b.WriteString(t.e.fill(persona))
-	if len(t.offered) > 0 || len(t.meta) > 0 {
+	if len(t.tools.offered) > 0 || len(t.tools.meta) > 0 {
 		b.WriteString("\n\n")
 		b.WriteString(toolRules)
 	}
@@ -45,15 +45,15 @@ func (t *turn) systemPrompt() string {
 
 	// Volatile: depends on the user, the page and the time.
 	switch {
-	case t.lazy:
+	case t.tools.lazy:
 		t.writeCatalog(&b)
-	case len(t.offered) > 0:
+	case len(t.tools.offered) > 0:
 		b.WriteString("\n\n## Tools available to this user\n")
-		for _, o := range t.offered {
+		for _, o := range t.tools.offered {
 			writeTool(&b, o.spec)
 		}
 	}
-	if slices.ContainsFunc(t.meta, func(o offeredTool) bool { return o.spec.Name == AskUserName }) {
+	if slices.ContainsFunc(t.tools.meta, func(o offeredTool) bool { return o.spec.Name == AskUserName }) {
 		b.WriteString("\nWhen you need details only the user can give, call ask_user with a short form instead of guessing.\n")
 	}
 	if len(t.pending) > 0 && !t.blocked() && (t.cont.decision == nil || len(t.pending) > 1) {
@@ -178,7 +178,7 @@ func (t *turn) writeCatalog(b *strings.Builder) {
 		}
 		b.WriteString(": ")
 		first := true
-		for _, o := range t.offered {
+		for _, o := range t.tools.offered {
 			if category(o.spec) != c {
 				continue
 			}
@@ -191,8 +191,8 @@ func (t *turn) writeCatalog(b *strings.Builder) {
 		b.WriteByte('\n')
 	}
 	var loaded []tools.Spec
-	for _, o := range t.offered {
-		if t.loaded[o.spec.Name] {
+	for _, o := range t.tools.offered {
+		if t.tools.loaded[o.spec.Name] {
 			loaded = append(loaded, o.spec)
 		}
 	}

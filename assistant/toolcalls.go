@@ -19,6 +19,17 @@ import (
 )
 
 // offeredTool is a tool this turn may offer to the model.
+// toolbox is the tools a turn offers the model and the state their calls
+// build up over the turn's rounds.
+type toolbox struct {
+	offered    []offeredTool   // the host's tools this user may use on this page
+	meta       []offeredTool   // the Engine's own tools offered this turn
+	lazy       bool            // offered tools are loaded with search_tools
+	loaded     map[string]bool // lazy turns: offered tools loaded so far
+	repeats    map[string]int  // tool calls by name and canonical arguments
+	autonomous bool            // Mutate and Destructive tools run without proposals
+}
+
 type offeredTool struct {
 	spec tools.Spec
 	tool tools.BaseTool
@@ -54,9 +65,9 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // callable is what the model may call now: the Engine's own tools, then the
 // offered tools, or in a lazy turn only those loaded so far.
 func (t *turn) callable() []offeredTool {
-	out := slices.Clone(t.meta)
-	for _, o := range t.offered {
-		if !t.lazy || t.loaded[o.spec.Name] {
+	out := slices.Clone(t.tools.meta)
+	for _, o := range t.tools.offered {
+		if !t.tools.lazy || t.tools.loaded[o.spec.Name] {
 			out = append(out, o)
 		}
 	}
@@ -287,7 +298,7 @@ func (t *turn) approvalFor(ctx context.Context, spec tools.Spec) string {
 	switch {
 	case !spec.NeedsApproval():
 		return ""
-	case t.autonomous:
+	case t.tools.autonomous:
 		return approvalAutonomous
 	case t.e.cfg.AutoApprove != nil && t.e.cfg.AutoApprove(ctx, t.u, spec):
 		return approvalAuto
@@ -323,27 +334,27 @@ func (t *turn) noteInvalid(c providers.ToolCall, r tools.Result) {
 // proposer: a call to a tool that was not offered is refused and never runs,
 // whatever the model claims.
 func (t *turn) precheck(ctx context.Context, c providers.ToolCall, argsRefusal *tools.Result) (offeredTool, *tools.Result) {
-	if i := slices.IndexFunc(t.meta, func(o offeredTool) bool { return o.spec.Name == c.Name }); i >= 0 {
+	if i := slices.IndexFunc(t.tools.meta, func(o offeredTool) bool { return o.spec.Name == c.Name }); i >= 0 {
 		if argsRefusal != nil {
 			return offeredTool{}, argsRefusal
 		}
 		if r := t.loopCheck(c); r != nil {
 			return offeredTool{}, r
 		}
-		return t.meta[i], nil
+		return t.tools.meta[i], nil
 	}
-	i := slices.IndexFunc(t.offered, func(o offeredTool) bool { return o.spec.Name == c.Name })
+	i := slices.IndexFunc(t.tools.offered, func(o offeredTool) bool { return o.spec.Name == c.Name })
 	if i < 0 {
 		// A tool this user may not use answers exactly like one that does
 		// not exist, so refusals do not reveal hidden tools.
 		r := refusal(tools.CodeUnknownTool, fmt.Sprintf("There is no tool named %q.", c.Name),
 			"Use one of: "+t.toolNames()+".")
 		r.Error.Blocked = false
-		r.Error.Retryable = len(t.offered) > 0
+		r.Error.Retryable = len(t.tools.offered) > 0
 		return offeredTool{}, &r
 	}
-	o := t.offered[i]
-	if t.lazy && !t.loaded[o.spec.Name] {
+	o := t.tools.offered[i]
+	if t.tools.lazy && !t.tools.loaded[o.spec.Name] {
 		call, _ := json.Marshal(map[string][]string{"categories": {category(o.spec)}})
 		r := refusal(tools.CodeNotLoaded, fmt.Sprintf("The tool %q is not loaded yet.", c.Name),
 			fmt.Sprintf("Call %s with %s first, then call %s again.", SearchToolsName, call, c.Name))
@@ -424,11 +435,11 @@ const maxRepeats = 3
 // loopCheck counts calls by name and canonical arguments.
 func (t *turn) loopCheck(c providers.ToolCall) *tools.Result {
 	key := c.Name + "\x00" + canonicalJSON(c.Args)
-	if t.repeats == nil {
-		t.repeats = make(map[string]int)
+	if t.tools.repeats == nil {
+		t.tools.repeats = make(map[string]int)
 	}
-	t.repeats[key]++
-	if t.repeats[key] <= maxRepeats {
+	t.tools.repeats[key]++
+	if t.tools.repeats[key] <= maxRepeats {
 		return nil
 	}
 	r := refusal(tools.CodeLoopDetected,

@@ -24,27 +24,21 @@ type turn struct {
 	actor         // the Engine, the user and the thread
 	conn    *conn // the model connection and its limits
 	req     Request
-	user    store.Message // persisted user message
-	reply   store.Message // persisted assistant placeholder, filled as the turn runs
-	offered []offeredTool
-	meta    []offeredTool       // the Engine's own tools offered this turn
-	lazy    bool                // offered tools are loaded with search_tools
+	user    store.Message       // persisted user message
+	reply   store.Message       // persisted assistant placeholder, filled as the turn runs
 	history []providers.Message // replay of earlier turns
 
-	autonomous bool             // Mutate and Destructive tools run without proposals
-	pending    []store.Proposal // the thread's cards still waiting, for the prompt
-	cont       continuation     // what the turn answers that the last one left waiting
+	tools   toolbox          // the tools offered this turn, and what their calls did so far
+	pending []store.Proposal // the thread's cards still waiting, for the prompt
+	cont    continuation     // what the turn answers that the last one left waiting
 
 	// out is what the turn says: to the user, to the store and to the model.
 	out         transcript
-	repeats     map[string]int  // tool calls by name and canonical arguments
-	loaded      map[string]bool // lazy turns: offered tools loaded so far
-	invalid     map[string]bool // call ids that never validly reached a tool; not stored
-	system      string          // the system prompt, built once in begin
-	text        string          // what the user says this turn: the message, form answers or a decision note
-	input       guard.Result    // the input guard's verdict on text
-	pageContext string          // the page context as the model may see it
-	hold        *quota.Hold     // the open quota reservation, until settled or released
+	system      string       // the system prompt, built once in begin
+	text        string       // what the user says this turn: the message, form answers or a decision note
+	input       guard.Result // the input guard's verdict on text
+	pageContext string       // the page context as the model may see it
+	hold        *quota.Hold  // the open quota reservation, until settled or released
 
 	// writeMu orders the reply's writes (checkpoint, stopWrite, persist);
 	// written is set by persist, the last.
@@ -89,7 +83,8 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	}
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
-	t := &turn{actor: actor{e: e, u: u}, conn: e.conn(), req: req, offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	t := &turn{actor: actor{e: e, u: u}, conn: e.conn(), req: req,
+		tools: toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}}
 	var prior []store.Message
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
@@ -141,7 +136,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		// Nothing of a blocked message reaches the model, not even through
 		// tools: the model only writes a rejection. Client results sent
 		// with it are the application's data and are still answered.
-		t.offered = nil
+		t.tools.offered = nil
 		t.setupTools(prior)
 	}
 	t.system = t.systemPrompt()
