@@ -25,6 +25,13 @@ const rejectionPrompt = "The user's last message was withheld by a security filt
 	"It appeared to contain: %s. Tell the user briefly and politely that you cannot process that message, " +
 	"and suggest they send it again without that content. Do not guess what the message said."
 
+// input is what the user says this turn, as the guard left it.
+type input struct {
+	text        string       // the message, the form answers or a decision note
+	verdict     guard.Result // the guard's verdict on text; Redacted is what is stored
+	pageContext string       // the page context as the model may see it
+}
+
 // checkInput runs the input guard on a user message. Nothing here reaches
 // the user or the log but categories, severity and action.
 func (e *Engine) checkInput(ctx context.Context, text string) guard.Result {
@@ -54,13 +61,13 @@ func verdict(r guard.Result, checked bool) store.GuardVerdict {
 // modelInput is the user's message as the model sees it: the redacted text,
 // or for a blocked message a rejection prompt naming only the categories.
 func (t *turn) modelInput() string {
-	switch t.input.Action {
+	switch t.in.verdict.Action {
 	case guard.Block:
-		return fmt.Sprintf(rejectionPrompt, strings.Join(humanCategories(t.input), ", "))
+		return fmt.Sprintf(rejectionPrompt, strings.Join(humanCategories(t.in.verdict), ", "))
 	case guard.Redact:
-		return t.input.Redacted
+		return t.in.verdict.Redacted
 	}
-	return t.text
+	return t.in.text
 }
 
 // inputWarning is the notice the user sees about their own message, if any.

@@ -42,8 +42,8 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.reportDecision(emit)
 		return
 	}
-	system := t.system
-	history := t.history
+	system := t.prompt.system
+	history := t.prompt.history
 	if t.blocked() {
 		history = nil // the rejection is written from the categories alone
 	}

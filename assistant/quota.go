@@ -51,8 +51,8 @@ func (t *turn) reserve(ctx context.Context) error {
 // re-send the prompt, so a turn may use more than it reserved; Settle
 // charges what was used (see quota.Ledger on bounded overshoot).
 func (t *turn) estimate() int64 {
-	n := len(t.system) + len(t.req.Message)
-	for _, m := range t.history {
+	n := len(t.prompt.system) + len(t.req.Message)
+	for _, m := range t.prompt.history {
 		n += len(m.Content)
 		for _, c := range m.ToolCalls {
 			n += len(c.Name) + len(c.Args)

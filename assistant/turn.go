@@ -21,24 +21,20 @@ import (
 
 // turn is the state of one Stream call, from validation to the final write.
 type turn struct {
-	actor         // the Engine, the user and the thread
-	conn    *conn // the model connection and its limits
-	req     Request
-	user    store.Message       // persisted user message
-	reply   store.Message       // persisted assistant placeholder, filled as the turn runs
-	history []providers.Message // replay of earlier turns
+	actor       // the Engine, the user and the thread
+	conn  *conn // the model connection and its limits
+	req   Request
+	user  store.Message // persisted user message
+	reply store.Message // persisted assistant placeholder, filled as the turn runs
 
-	tools   toolbox          // the tools offered this turn, and what their calls did so far
-	pending []store.Proposal // the thread's cards still waiting, for the prompt
-	cont    continuation     // what the turn answers that the last one left waiting
+	in     input        // what the user says this turn, as screened
+	prompt prompt       // the system prompt and the history replayed to the model
+	tools  toolbox      // the tools offered this turn, and what their calls did so far
+	cont   continuation // what the turn answers that the last one left waiting
 
 	// out is what the turn says: to the user, to the store and to the model.
-	out         transcript
-	system      string       // the system prompt, built once in begin
-	text        string       // what the user says this turn: the message, form answers or a decision note
-	input       guard.Result // the input guard's verdict on text
-	pageContext string       // the page context as the model may see it
-	hold        *quota.Hold  // the open quota reservation, until settled or released
+	out  transcript
+	hold *quota.Hold // the open quota reservation, until settled or released
 
 	// writeMu orders the reply's writes (checkpoint, stopWrite, persist);
 	// written is set by persist, the last.
@@ -94,8 +90,8 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
 			return nil, e.storeErr("load history", err)
 		}
-		t.thread, t.history = th, replay(prior)
-		t.pending = e.pendingProposals(ctx, th.ID, prior)
+		t.thread, t.prompt.history = th, replay(prior)
+		t.prompt.pending = e.pendingProposals(ctx, th.ID, prior)
 	}
 	// What the user says this turn: their message, their form answers, or
 	// for a decision a note the server writes from the stored proposal.
@@ -117,9 +113,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	// The quota is reserved before the guard scans anything, on an estimate
 	// from the prompt as it would be unscanned (the page context is already
 	// cut): a user out of allowance costs no scan.
-	t.text, t.input, t.pageContext = text, guard.Result{Redacted: text}, req.PageContext
+	t.in.text, t.in.verdict, t.in.pageContext = text, guard.Result{Redacted: text}, req.PageContext
 	t.setupTools(prior)
-	t.system = t.systemPrompt()
+	t.prompt.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
 		if t.cont.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
 			return nil, err
@@ -129,9 +125,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		t.cont.quiet = err
 	}
 	if scan {
-		t.input = e.checkInput(ctx, text)
+		t.in.verdict = e.checkInput(ctx, text)
 	}
-	t.pageContext = e.checkPageContext(ctx, req.PageContext)
+	t.in.pageContext = e.checkPageContext(ctx, req.PageContext)
 	if t.blocked() {
 		// Nothing of a blocked message reaches the model, not even through
 		// tools: the model only writes a rejection. Client results sent
@@ -139,7 +135,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		t.tools.offered = nil
 		t.setupTools(prior)
 	}
-	t.system = t.systemPrompt()
+	t.prompt.system = t.systemPrompt()
 	// From here a failure releases the hold and removes what was written.
 	fail := func(err error) (*turn, error) {
 		if t.cont.decision != nil && t.cont.decision.DecidedAt != nil {
@@ -166,7 +162,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		}
 	}
 	if req.ThreadID == "" {
-		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(t.input.Redacted)}
+		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(t.in.verdict.Redacted)}
 		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
 			t.thread.ID = ""
 			return fail(wrap(CodeInternal, "create thread", err))
@@ -181,7 +177,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 	// The stored text is redacted: credentials and personal data the guard
 	// found never reach the store.
 	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete,
-		Content: t.input.Redacted, Guard: verdict(t.input, e.guard != nil)}
+		Content: t.in.verdict.Redacted, Guard: verdict(t.in.verdict, e.guard != nil)}
 	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
 	if len(req.ToolResults) > 0 || req.Form != nil {
 		// Answer the last turn at most once: the append fails if anything
@@ -203,7 +199,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 }
 
 // blocked reports whether the input guard refused the message.
-func (t *turn) blocked() bool { return t.input.Action >= guard.Block }
+func (t *turn) blocked() bool { return t.in.verdict.Action >= guard.Block }
 
 // discardThread deletes the thread begin created for a turn that was then
 // refused, so no empty thread is left behind.
@@ -311,7 +307,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
-	t.auditGuard(ctx, AuditGuardInput, t.input, nil)
+	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
 	keep := func(b blocks.Block) {
 		if !t.firstKept.Swap(true) {
 			t.firstBlock <- struct{}{} // buffered; watch checkpoints
@@ -327,7 +323,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		}
 		keep(b)
 	}
-	if w, ok := inputWarning(t.input); ok {
+	if w, ok := inputWarning(t.in.verdict); ok {
 		record(w)
 	}
 	func() {
