@@ -39,12 +39,21 @@ func (e *Engine) Cancel(ctx context.Context, u parley.User, threadID string) err
 	return nil
 }
 
+// stopper is how a turn is told to stop: ctx ends when it is cancelled,
+// superseded or times out (cancel ends it, with the cause), and stored
+// closes once a stopped turn's partial reply is written.
+type stopper struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stored chan struct{}
+}
+
 // stopped reports whether the turn was told to stop.
-func (t *turn) stopped() bool { return t.stopCtx.Err() != nil }
+func (t *turn) stopped() bool { return t.stop.ctx.Err() != nil }
 
 // stopErr is the error a stopped turn ends with.
 func (t *turn) stopErr() error {
-	cause := context.Cause(t.stopCtx)
+	cause := context.Cause(t.stop.ctx)
 	if errors.Is(cause, context.DeadlineExceeded) {
 		return wrap(CodeModelTimeout, "turn", cause) // Config.TurnTimeout
 	}
@@ -75,9 +84,9 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 		select {
 		case <-done:
 			return
-		case <-t.stopCtx.Done():
+		case <-t.stop.ctx.Done():
 			return
-		case <-t.firstBlock:
+		case <-t.writes.first:
 			// A process killed before the first heartbeat still leaves the
 			// start of the answer, not an empty reply.
 			t.checkpoint(ctx)
@@ -98,10 +107,10 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 				}
 			case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(t.reply.CreatedAt):
 				// Only a cancel requested since this turn began is for it.
-				t.stop(errCancelRequested)
+				t.stop.cancel(errCancelRequested)
 				return
 			case th.LastSeq > t.reply.Seq:
-				t.stop(errSuperseded)
+				t.stop.cancel(errSuperseded)
 				return
 			}
 		}
@@ -157,8 +166,8 @@ func (l *liveTurns) stop(threadID string, cause error) []<-chan struct{} {
 	defer l.mu.Unlock()
 	var stored []<-chan struct{}
 	for t := range l.turns[threadID] {
-		t.stop(cause)
-		stored = append(stored, t.stopStored)
+		t.stop.cancel(cause)
+		stored = append(stored, t.stop.stored)
 	}
 	return stored
 }

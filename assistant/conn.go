@@ -64,7 +64,7 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 	pctx, pcancel := context.WithCancel(ctx)
 	var drainMu sync.Mutex
 	var drain *time.Timer // bounds the drain, set once the turn stops
-	unwatch := context.AfterFunc(t.stopCtx, func() {
+	unwatch := context.AfterFunc(t.stop.ctx, func() {
 		drainMu.Lock()
 		defer drainMu.Unlock()
 		drain = time.AfterFunc(t.conn.drain, pcancel)

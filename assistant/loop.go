@@ -101,7 +101,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		}
 		calls = t.uniqueCallIDs(calls, round)
 		t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
-		end, reason := t.runTools(t.stopCtx, calls, emit)
+		end, reason := t.runTools(t.stop.ctx, calls, emit)
 		if t.stopped() {
 			t.out.err = t.stopErr()
 			return

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
@@ -24,6 +26,16 @@ import (
 //     errors are retried. The quota is settled after it (settle), on a
 //     window of its own.
 
+// replyWrites orders the reply's writes: mu serializes them, done is set by
+// persist, the last, and first asks the heartbeat for a checkpoint at the
+// turn's first block.
+type replyWrites struct {
+	mu        sync.Mutex
+	done      bool
+	first     chan struct{} // signalled once, at the first block kept
+	firstKept atomic.Bool
+}
+
 // notSavedMessage is shown when the reply could not be written: the user
 // saw it, and must not be surprised when a reload does not show it.
 const notSavedMessage = "This answer could not be saved, so it will be missing when you reload the conversation. Please try again in a moment."
@@ -34,8 +46,8 @@ const notSavedMessage = "This answer could not be saved, so it will be missing w
 func (t *turn) persist(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
+	t.writes.mu.Lock()
+	defer t.writes.mu.Unlock()
 	m := t.snapshot()
 	m.InputTokens, m.OutputTokens = t.out.usage.InputTokens, t.out.usage.OutputTokens
 	m.Status = t.status(t.out.err)
@@ -54,7 +66,7 @@ func (t *turn) persist(ctx context.Context) {
 		m.UpdatedAt = t.e.cfg.Now()
 		return t.e.cfg.Store.UpdateMessage(ctx, &m)
 	})
-	t.written = true
+	t.writes.done = true
 	if err != nil {
 		t.e.cfg.Logger.Error("assistant: persist reply: the user saw an answer that is not stored",
 			"thread", t.thread.ID, "message", m.ID, "err", err)
@@ -66,9 +78,9 @@ func (t *turn) persist(ctx context.Context) {
 // status, as the user's stream ends: the worker may go on draining the
 // model's stream for usage for up to DrainTimeout, and persist adds that.
 func (t *turn) stopWrite() {
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
-	if t.written {
+	t.writes.mu.Lock()
+	defer t.writes.mu.Unlock()
+	if t.writes.done {
 		return // the turn finished first
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
@@ -84,9 +96,9 @@ func (t *turn) stopWrite() {
 
 // checkpoint writes the reply so far, still streaming: the heartbeat.
 func (t *turn) checkpoint(ctx context.Context) {
-	t.writeMu.Lock()
-	defer t.writeMu.Unlock()
-	if t.written || t.stopped() {
+	t.writes.mu.Lock()
+	defer t.writes.mu.Unlock()
+	if t.writes.done || t.stopped() {
 		return // a stopped turn's reply is stopWrite's, never streaming again
 	}
 	m := t.snapshot()

@@ -9,7 +9,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -36,17 +35,8 @@ type turn struct {
 	out  transcript
 	hold *quota.Hold // the open quota reservation, until settled or released
 
-	// writeMu orders the reply's writes (checkpoint, stopWrite, persist);
-	// written is set by persist, the last.
-	writeMu    sync.Mutex
-	written    bool
-	firstBlock chan struct{} // signalled once, at the first block kept: checkpoint now
-	firstKept  atomic.Bool
-	stopStored chan struct{} // closed when a stopped turn's reply is stored (or the turn ended)
-
-	// stopCtx ends when the turn is cancelled or superseded; stop ends it.
-	stopCtx context.Context
-	stop    context.CancelCauseFunc
+	writes replyWrites // orders the reply's writes
+	stop   stopper     // how the turn is told to stop
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
@@ -220,13 +210,13 @@ func (t *turn) discardThread(ctx context.Context) {
 // the partial answer on its own.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
-	t.stopCtx, t.stop = context.WithCancelCause(wctx)
-	t.firstBlock, t.stopStored = make(chan struct{}, 1), make(chan struct{})
+	t.stop.ctx, t.stop.cancel = context.WithCancelCause(wctx)
+	t.writes.first, t.stop.stored = make(chan struct{}, 1), make(chan struct{})
 	// A stopped turn's reply is stored as the user's stream ends, not after
 	// the drain; the AfterFunc also fires, harmlessly, when the turn ends.
 	var once sync.Once
-	stopStored := func() { once.Do(func() { close(t.stopStored) }) }
-	unstop := context.AfterFunc(t.stopCtx, func() {
+	stopStored := func() { once.Do(func() { close(t.stop.stored) }) }
+	unstop := context.AfterFunc(t.stop.ctx, func() {
 		defer stopStored()
 		t.stopWrite()
 	})
@@ -264,7 +254,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 			select {
 			case out <- b:
 			case <-detached:
-			case <-t.stopCtx.Done():
+			case <-t.stop.ctx.Done():
 			}
 		})
 	}()
@@ -281,7 +271,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 				}
 				return
 			}
-		case <-t.stopCtx.Done():
+		case <-t.stop.ctx.Done():
 			// Deliver what was produced before the stop. If the turn has
 			// finished, that is everything; if it is still draining, end the
 			// stream now with the stop's error, the block the worker persists.
@@ -309,8 +299,8 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
 	keep := func(b blocks.Block) {
-		if !t.firstKept.Swap(true) {
-			t.firstBlock <- struct{}{} // buffered; watch checkpoints
+		if !t.writes.firstKept.Swap(true) {
+			t.writes.first <- struct{}{} // buffered; watch checkpoints
 		}
 		t.out.add(b)
 		emit(b)
@@ -346,9 +336,9 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		// turn is stopped meanwhile: it happened, and the thread must say so.
 		switch {
 		case t.cont.decision != nil:
-			t.runDecision(t.stopCtx, keep)
+			t.runDecision(t.stop.ctx, keep)
 		case len(t.cont.clientCalls) > 0:
-			t.runToolResults(t.stopCtx, keep)
+			t.runToolResults(t.stop.ctx, keep)
 		}
 		t.loop(ctx, record)
 	}()
