@@ -243,16 +243,9 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 // answerCall records a call that an earlier turn left waiting and its
 // result: blocks for the user, both halves for the model, an audit row.
 func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, emit func(blocks.Block)) {
-	emit(resultBlock(c, r))
-	if r.UI != nil {
-		emit(*r.UI)
-	}
 	t.out.callIDs[c.ID] = true
-	content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
-	t.out.msgs = append(t.out.msgs,
-		providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}},
-		providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
-	t.auditToolCall(ctx, c, r, d, transport, approval)
+	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}})
+	t.answer(ctx, c, r, d, transport, approval, true, emit)
 }
 
 // lookupTool finds a tool u may use, on any page, that the server runs.

@@ -19,6 +19,33 @@ import (
 )
 
 // offeredTool is a tool this turn may offer to the model.
+// call is what a round decided for one tool call and what it got.
+type call struct {
+	target   offeredTool
+	plan     plan
+	approval string // approvalPending, approvalUser, ...; "" for none
+	result   tools.Result
+	took     time.Duration
+}
+
+// isPlan matches the calls of a round with plan p.
+func isPlan(p plan) func(call) bool { return func(c call) bool { return c.plan == p } }
+
+// answer is the one path of a tool outcome: the result block the user sees
+// (and the tool's own UI block), the result the model reads, cut to the
+// connection's budget, and the audit row.
+func (t *turn) answer(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, audit bool, emit func(blocks.Block)) {
+	emit(resultBlock(c, r))
+	if r.UI != nil {
+		emit(*r.UI)
+	}
+	content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
+	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
+	if audit {
+		t.auditToolCall(ctx, c, r, d, transport, approval)
+	}
+}
+
 // toolbox is the tools a turn offers the model and the state their calls
 // build up over the turn's rounds.
 type toolbox struct {
@@ -129,12 +156,7 @@ const clientTag = "client"
 // waits for the user (a confirm card, a form, a client call), or every
 // call was a successful Terminal tool.
 func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit func(blocks.Block)) (end bool, finish string) {
-	n := len(calls)
-	results := make([]tools.Result, n)
-	plans := make([]plan, n)
-	targets := make([]offeredTool, n)
-	approvals := make([]string, n)
-	durations := make([]time.Duration, n)
+	round := make([]call, len(calls))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, t.e.cfg.ParallelTools)
 	for i, c := range calls {
@@ -154,8 +176,8 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		}
 		emit(b)
 		if refused == nil {
-			approvals[i] = t.approvalFor(ctx, o.spec)
-			if withheld && (o.spec.ClientSide || approvals[i] == approvalPending) {
+			round[i].approval = t.approvalFor(ctx, o.spec)
+			if withheld && (o.spec.ClientSide || round[i].approval == approvalPending) {
 				// What leaves the server (to the client, or into a stored
 				// proposal) must be what the guard saw, unredacted.
 				r := refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval or to the user's application.",
@@ -164,43 +186,43 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			}
 		}
 		if refused != nil {
-			results[i] = *refused
+			round[i].result = *refused
 			continue
 		}
-		targets[i] = o
+		round[i].target = o
 		switch {
 		case o.spec.Name == AskUserName:
-			plans[i] = planForm
+			round[i].plan = planForm
 		case o.spec.Name == SearchToolsName:
-			plans[i] = planSearch
+			round[i].plan = planSearch
 		case o.spec.ClientSide:
-			plans[i] = planClient
+			round[i].plan = planClient
 			if r, _ := tools.Validate(o.tool, c.Args); !r.OK {
-				plans[i], results[i] = planRefused, r
+				round[i].plan, round[i].result = planRefused, r
 			}
-		case approvals[i] == approvalPending:
-			plans[i] = planPropose
+		case round[i].approval == approvalPending:
+			round[i].plan = planPropose
 		default:
-			plans[i] = planRun
+			round[i].plan = planRun
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				results[i], durations[i] = t.invoke(ctx, o, c, approvals[i] != "")
+				round[i].result, round[i].took = t.invoke(ctx, o, c, round[i].approval != "")
 			}()
 		}
 	}
 	wg.Wait()
-	if slices.Contains(plans, planForm) && slices.Contains(plans, planClient) {
+	if slices.ContainsFunc(round, isPlan(planForm)) && slices.ContainsFunc(round, isPlan(planClient)) {
 		// One request answers the last turn: a form and a client call in
 		// the same step could never both be answered.
-		for i := range plans {
-			if plans[i] == planForm {
-				plans[i], results[i] = planRefused, refusal(tools.CodeConflict,
+		for i := range round {
+			if round[i].plan == planForm {
+				round[i].plan, round[i].result = planRefused, refusal(tools.CodeConflict,
 					"A form cannot be shown in the same step as a tool that runs in the user's application.",
 					"Wait for the application's result, then ask with ask_user if you still need to.")
-				results[i].Error.Blocked = false
+				round[i].result.Error.Blocked = false
 			}
 		}
 	}
@@ -208,9 +230,9 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 	var formShown, proposed, clientCalled bool
 	allTerminal, ran := true, false
 	for i, c := range calls {
-		switch plans[i] {
+		switch round[i].plan {
 		case planSearch:
-			results[i] = t.searchTools(c.Args)
+			round[i].result = t.searchTools(c.Args)
 		case planForm:
 			f, refused := askUserForm(c.Args)
 			if refused == nil && formShown {
@@ -218,7 +240,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 				refused = &r
 			}
 			if refused != nil {
-				plans[i], results[i] = planRefused, *refused
+				round[i].plan, round[i].result = planRefused, *refused
 				break
 			}
 			emit(formBlock(c.ID, f))
@@ -229,34 +251,26 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 			continue
 		case planPropose:
 			if t.stopped() {
-				results[i] = tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for.")
+				round[i].result = tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for.")
 				break
 			}
-			r, ok := t.propose(ctx, c, targets[i], emit)
+			r, ok := t.propose(ctx, c, round[i].target, emit)
 			if ok {
 				proposed = true
 				continue
 			}
-			results[i] = r
+			round[i].result = r
 		}
-		r := results[i]
-		emit(resultBlock(c, r))
-		if r.UI != nil {
-			emit(*r.UI)
-		}
+		r := round[i].result
 		t.noteInvalid(c, r)
-		content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
-		t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
-		if !isMetaTool(c.Name) {
-			approval := approvals[i]
-			if plans[i] != planRun {
-				approval = "" // refused, or a dry run that failed: nothing was approved
-			}
-			t.auditToolCall(ctx, c, r, durations[i], "chat", approval)
+		approval := round[i].approval
+		if round[i].plan != planRun {
+			approval = "" // refused, or a dry run that failed: nothing was approved
 		}
-		if plans[i] == planRun {
+		t.answer(ctx, c, r, round[i].took, "chat", approval, !isMetaTool(c.Name), emit)
+		if round[i].plan == planRun {
 			ran = true
-			allTerminal = allTerminal && targets[i].spec.Terminal && r.OK
+			allTerminal = allTerminal && round[i].target.spec.Terminal && r.OK
 		} else {
 			allTerminal = false
 		}
