@@ -46,7 +46,7 @@ type turn struct {
 // The cheap refusals come first: authorization, the request's shape and
 // sizes, the per-user cap on turns in flight, then the quota, and only then
 // the guard's scan, so a flood from one user costs little.
-func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn, err error) {
+func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return nil, err
 	}
@@ -62,48 +62,14 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 			e.inFlight.release(u.ID) // a turn that starts releases it when it ends
 		}
 	}()
-	if req.Autonomous {
-		if err := e.authorize(ctx, u, Action{Kind: RunAutonomous}); err != nil {
-			return nil, err
-		}
-	}
-	// Computed before any write: it consults the host's Registry and
-	// Authorizer, and a failure there must leave nothing behind.
-	t := &turn{actor: actor{e: e, u: u}, conn: e.conn(), req: req,
-		tools: toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}}
-	var prior []store.Message
-	if req.ThreadID != "" {
-		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
-		if err != nil {
-			return nil, err
-		}
-		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
-			return nil, e.storeErr("load history", err)
-		}
-		t.thread, t.prompt.history = th, replay(prior)
-		t.prompt.pending = e.pendingProposals(ctx, th.ID, prior)
-	}
-	// What the user says this turn: their message, their form answers, or
-	// for a decision a note the server writes from the stored proposal.
-	text, scan := req.Message, true
-	switch {
-	case req.Decision != nil:
-		if err := t.checkDecision(ctx, req.Decision); err != nil {
-			return nil, err
-		}
-		text, scan = decisionNote(t.cont.decision, t.cont.decided), false
-	case len(req.ToolResults) > 0:
-		err = t.checkToolResults(prior)
-	case req.Form != nil:
-		text, err = t.checkForm(prior)
-	}
+	t := &turn{actor: actor{e: e, u: u}, conn: e.conn(), req: req}
+	prior, scan, err := t.admit(ctx)
 	if err != nil {
 		return nil, err
 	}
 	// The quota is reserved before the guard scans anything, on an estimate
 	// from the prompt as it would be unscanned (the page context is already
 	// cut): a user out of allowance costs no scan.
-	t.in.text, t.in.verdict, t.in.pageContext = text, guard.Result{Redacted: text}, req.PageContext
 	t.setupTools(prior)
 	t.prompt.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
@@ -114,20 +80,26 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		// is carried out and reported without a model call.
 		t.cont.quiet = err
 	}
-	if scan {
-		t.in.verdict = e.checkInput(ctx, text)
+	t.screen(ctx, scan, prior)
+	if err := t.write(ctx, prior); err != nil {
+		return nil, err
 	}
-	t.in.pageContext = e.checkPageContext(ctx, req.PageContext)
-	if t.blocked() {
-		// Nothing of a blocked message reaches the model, not even through
-		// tools: the model only writes a rejection. Client results sent
-		// with it are the application's data and are still answered.
-		t.tools.offered = nil
-		t.setupTools(prior)
-	}
-	t.prompt.system = t.systemPrompt()
-	// From here a failure releases the hold and removes what was written.
-	fail := func(err error) (*turn, error) {
+	// The new message supersedes a turn still running on the thread: here
+	// at once, on other instances when their poll sees LastSeq grow.
+	e.live.stop(t.thread.ID, errSuperseded)
+	e.running.add()
+	started = true
+	return t, nil
+}
+
+// write is the turn's first write, all or nothing: the decision's token is
+// consumed, the thread created (or its stale cancel cleared), and the user
+// message and the assistant placeholder appended together. On failure it
+// releases the hold, gives a consumed card back and removes a thread it
+// created.
+func (t *turn) write(ctx context.Context, prior []store.Message) error {
+	e, req := t.e, t.req
+	fail := func(err error) error {
 		if t.cont.decision != nil && t.cont.decision.DecidedAt != nil {
 			// Decided, but nothing ran: give the card back so the user can
 			// decide again once the store recovers.
@@ -142,7 +114,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		if req.ThreadID == "" && t.thread.ID != "" {
 			t.discardThread(ctx)
 		}
-		return nil, err
+		return err
 	}
 	if t.cont.decision != nil {
 		// The token is consumed before the turn is written: a decision that
@@ -152,7 +124,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		}
 	}
 	if req.ThreadID == "" {
-		t.thread = store.Thread{OwnerID: u.ID, Title: heuristicTitle(t.in.verdict.Redacted)}
+		t.thread = store.Thread{OwnerID: t.u.ID, Title: heuristicTitle(t.in.verdict.Redacted)}
 		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
 			t.thread.ID = ""
 			return fail(wrap(CodeInternal, "create thread", err))
@@ -180,12 +152,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (_ *turn
 		}
 		return fail(e.storeErr("persist turn", err))
 	}
-	// The new message supersedes a turn still running on the thread: here
-	// at once, on other instances when their poll sees LastSeq grow.
-	e.live.stop(t.thread.ID, errSuperseded)
-	e.running.add()
-	started = true
-	return t, nil
+	return nil
 }
 
 // blocked reports whether the input guard refused the message.

@@ -1,0 +1,73 @@
+package assistant
+
+import (
+	"context"
+
+	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/store"
+)
+
+// admit reads what the turn builds on, with nothing written: the autonomy
+// grant, the tools offered, the thread with its history and waiting cards,
+// and what the user says, checked against what the last turn left waiting
+// (a decision, client results, form answers). It returns the thread's
+// messages, and whether the text is the user's own and must be scanned.
+func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err error) {
+	e, u, req := t.e, t.u, t.req
+	if req.Autonomous {
+		if err := e.authorize(ctx, u, Action{Kind: RunAutonomous}); err != nil {
+			return nil, false, err
+		}
+	}
+	// Computed before any write: it consults the host's Registry and
+	// Authorizer, and a failure there must leave nothing behind.
+	t.tools = toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	if req.ThreadID != "" {
+		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
+		if err != nil {
+			return nil, false, err
+		}
+		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
+			return nil, false, e.storeErr("load history", err)
+		}
+		t.thread, t.prompt.history = th, replay(prior)
+		t.prompt.pending = e.pendingProposals(ctx, th.ID, prior)
+	}
+	// What the user says this turn: their message, their form answers, or
+	// for a decision a note the server writes from the stored proposal.
+	text, scan := req.Message, true
+	switch {
+	case req.Decision != nil:
+		if err := t.checkDecision(ctx, req.Decision); err != nil {
+			return nil, false, err
+		}
+		text, scan = decisionNote(t.cont.decision, t.cont.decided), false
+	case len(req.ToolResults) > 0:
+		err = t.checkToolResults(prior)
+	case req.Form != nil:
+		text, err = t.checkForm(prior)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	// Unscanned until screen: the quota is reserved first.
+	t.in = input{text: text, verdict: guard.Result{Redacted: text}, pageContext: req.PageContext}
+	return prior, scan, nil
+}
+
+// screen runs the guard on the user's text and the page context. Nothing of
+// a blocked message reaches the model, not even through tools: the model
+// only writes a rejection. Client results sent with it are the
+// application's data and are still answered. The system prompt is built
+// again from what passed.
+func (t *turn) screen(ctx context.Context, scan bool, prior []store.Message) {
+	if scan {
+		t.in.verdict = t.e.checkInput(ctx, t.in.text)
+	}
+	t.in.pageContext = t.e.checkPageContext(ctx, t.req.PageContext)
+	if t.blocked() {
+		t.tools.offered = nil
+		t.setupTools(prior)
+	}
+	t.prompt.system = t.systemPrompt()
+}
