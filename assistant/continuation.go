@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/blocks"
@@ -302,4 +303,168 @@ func WaitingOn(msgs []store.Message) Waiting {
 		w.ToolCalls = append(w.ToolCalls, b.ID)
 	}
 	return w
+}
+
+// checkDecision validates a decision before anything is written: the
+// proposal exists and is u's (else CodeNotFound, so tokens of other users
+// are indistinguishable from made-up ones), belongs to this thread, is
+// still pending and unexpired (else CodeConflict), and for an apply, u may
+// still use the tool. It does not consume the token; consume does.
+func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
+	e := t.e
+	notFound := func(err error) error {
+		return &Error{Code: CodeNotFound, Op: "decide", Err: err, Message: "That approval does not exist."}
+	}
+	if d.Token == "" || len(d.Token) > maxTokenBytes {
+		return notFound(errors.New("malformed token"))
+	}
+	p, err := e.cfg.Store.GetProposal(ctx, d.Token)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return notFound(err)
+	case err != nil:
+		return wrap(CodeInternal, "decide", err)
+	case p.UserID != t.u.ID:
+		return notFound(fmt.Errorf("proposal of user %q", p.UserID))
+	case p.ThreadID != t.thread.ID:
+		return conflict("decide", "That approval belongs to another conversation.", errors.New("proposal of another thread"))
+	}
+	if err := decidable(p, e.cfg.Now()); err != nil {
+		if p.Status == store.ProposalPending {
+			// Expired while pending: the store records that as it refuses.
+			_, _ = e.cfg.Store.DecideProposal(ctx, p.Token, store.ProposalDeclined, e.cfg.Now())
+		}
+		return err
+	}
+	if argsHash(p.Args) != p.ArgsHash {
+		return wrap(CodeInternal, "decide", errors.New("stored arguments do not match their hash"))
+	}
+	t.cont.decision = &p
+	t.cont.decided = store.ProposalDeclined
+	if !d.Apply {
+		return nil
+	}
+	t.cont.decided = store.ProposalApplied
+	o, ok := e.lookupTool(ctx, t.u, p.Tool)
+	if !ok {
+		return &Error{Code: CodeForbidden, Op: "decide", Err: fmt.Errorf("tool %q no longer available to the user", p.Tool),
+			Message: "You can no longer apply that action."}
+	}
+	t.cont.tool = o
+	return nil
+}
+
+// decidable reports why p can no longer be decided, if it cannot.
+func decidable(p store.Proposal, now time.Time) error {
+	var msg string
+	switch {
+	case p.Status == store.ProposalApplied:
+		msg = "That action was already applied."
+	case p.Status == store.ProposalDeclined:
+		msg = "That action was already declined."
+	case p.Status == store.ProposalExpired || !now.Before(p.ExpiresAt):
+		msg = "That approval has expired. Ask the assistant again."
+	case p.Status != store.ProposalPending:
+		msg = "That approval is no longer valid."
+	default:
+		return nil
+	}
+	return conflict("decide", msg, fmt.Errorf("proposal is %s", p.Status))
+}
+
+// consume decides the proposal in the store, atomically: of concurrent
+// decisions on one token, one wins and the others get CodeConflict.
+func (t *turn) consume(ctx context.Context) error {
+	p, err := t.e.cfg.Store.DecideProposal(ctx, t.cont.decision.Token, t.cont.decided, t.e.cfg.Now())
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		if derr := decidable(p, t.e.cfg.Now()); derr != nil {
+			return derr
+		}
+		return conflict("decide", "That action was already decided.", err)
+	case errors.Is(err, store.ErrNotFound):
+		return &Error{Code: CodeNotFound, Op: "decide", Err: err, Message: "That approval does not exist."}
+	case err != nil:
+		return wrap(CodeInternal, "decide", err)
+	}
+	*t.cont.decision = p
+	return nil
+}
+
+// decisionNote is the user's side of a decision turn, written by the
+// server from the stored proposal: no client text reaches the model.
+func decisionNote(p *store.Proposal, status store.ProposalStatus) string {
+	if status == store.ProposalApplied {
+		return "I approve: " + p.Summary
+	}
+	return "I decline: " + p.Summary + ". Do not do it."
+}
+
+// runDecision carries out a consumed decision at the start of the turn:
+// an apply runs the tool once, with the stored arguments; a decline runs
+// nothing. Either way the model sees its proposed call answered, so it can
+// acknowledge the outcome, never claim one that did not happen.
+func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
+	p := t.cont.decision
+	c := providers.ToolCall{ID: p.CallID, Name: p.Tool, Args: p.Args}
+	if c.ID == "" {
+		c.ID = "call_" + truncate(p.Token, 8)
+	}
+	var r tools.Result
+	var d time.Duration
+	approval := approvalDeclined
+	if t.cont.decided == store.ProposalApplied {
+		approval = approvalUser
+		r, d = t.invoke(ctx, t.cont.tool, c, true)
+		t.cont.applied = r.OK
+	} else {
+		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
+		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
+	}
+	t.answerCall(ctx, c, r, d, "chat", approval, emit)
+}
+
+// answerCall records a call that an earlier turn left waiting and its
+// result: blocks for the user, both halves for the model, an audit row.
+func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, emit func(blocks.Block)) {
+	t.out.callIDs[c.ID] = true
+	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}})
+	t.answer(ctx, c, r, d, transport, approval, true, emit)
+}
+
+// reportDecision ends a decision turn that may not call the model (the user
+// is out of budget): the server states the outcome, and a warning says why
+// the assistant does not answer.
+func (t *turn) reportDecision(emit func(blocks.Block)) {
+	text := "Declined: " + t.cont.decision.Summary + "."
+	switch {
+	case t.cont.decided == store.ProposalApplied && t.cont.applied:
+		text = "Done: " + t.cont.decision.Summary + "."
+	case t.cont.decided == store.ProposalApplied:
+		text = "This did not work: " + t.cont.decision.Summary + "."
+	}
+	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.cont.quiet)})
+	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
+	t.out.say(text)
+	t.out.textSeen, t.out.finish = true, FinishQuota
+}
+
+// pendingProposals are the cards of a thread whose messages are prior that
+// still wait for a decision. A thread that never showed a card costs no
+// query. A failure only costs the prompt its reminder, so it is logged.
+func (e *Engine) pendingProposals(ctx context.Context, threadID string, prior []store.Message) []store.Proposal {
+	if !slices.ContainsFunc(prior, func(m store.Message) bool {
+		return slices.ContainsFunc(m.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Confirm })
+	}) {
+		return nil
+	}
+	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
+	if err != nil {
+		e.cfg.Logger.Warn("assistant: list proposals", "thread", threadID, "err", err)
+		return nil
+	}
+	now := e.cfg.Now()
+	return slices.DeleteFunc(ps, func(p store.Proposal) bool {
+		return p.Status != store.ProposalPending || !now.Before(p.ExpiresAt)
+	})
 }

@@ -72,7 +72,7 @@ func FuzzPersistable(f *testing.F) {
 				msgs = append(msgs, providers.Message{Role: providers.Tool, ToolCallID: id})
 			}
 		}
-		out := uniqueCallIDs(persistable(msgs, invalid))
+		out := dedupeCallIDs(persistable(msgs, invalid))
 		// What providers accept: every call answered exactly once by the run
 		// of tool messages right after its assistant message, and no other
 		// tool messages.

@@ -41,15 +41,15 @@ func replay(msgs []store.Message) []providers.Message {
 			out = append(out, completeCalls(turn)...)
 		}
 	}
-	return uniqueCallIDs(out)
+	return dedupeCallIDs(out)
 }
 
-// uniqueCallIDs renames a tool call whose id an earlier message already
+// dedupeCallIDs renames a tool call whose id an earlier message already
 // used, with its results (the run of tool messages right after it).
 // Providers reject a conversation that repeats an id, and turns can: a
 // superseded turn and the one that replaced it ran at the same time, and
 // a model that numbers its calls per response gave both "call_0".
-func uniqueCallIDs(msgs []providers.Message) []providers.Message {
+func dedupeCallIDs(msgs []providers.Message) []providers.Message {
 	seen := map[string]bool{}
 	var renamed map[string]string
 	for i := range msgs {
