@@ -151,9 +151,10 @@ func userMessage(err error) string {
 
 // Audit event kinds the Engine writes.
 const (
-	AuditThreadRead = "thread.read_by_other" // a user read another user's thread; Data {"owner"}
-	AuditQuotaSet   = "quota.set"            // staff changed a user's limits; Data {"user", "limits"}
-	AuditToolCall   = "tool.call"            // every tool call; Data {"tool", "call_id", "args_sha256", "ok", "code", "duration_ms", "transport"}
+	AuditThreadRead    = "thread.read_by_other" // a user read another user's thread; Data {"owner", "read"?}
+	AuditThreadDeleted = "thread.deleted"       // the owner deleted a thread for good
+	AuditQuotaSet      = "quota.set"            // staff changed a user's limits; Data {"user", "limits"}
+	AuditToolCall      = "tool.call"            // every tool call; Data {"tool", "call_id", "args_sha256", "ok", "code", "duration_ms", "transport"}
 )
 
 // Reply is a whole turn, for callers that do not stream.
@@ -244,22 +245,40 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string) (store.Th
 	if err != nil {
 		return store.Thread{}, nil, e.storeErr("list messages", err)
 	}
-	if t.OwnerID != u.ID {
-		// Reading another user's conversation is always on the record.
-		data, _ := json.Marshal(map[string]string{"owner": t.OwnerID})
-		ev := store.AuditEvent{Kind: AuditThreadRead, ActorID: u.ID, ThreadID: id, Data: data}
-		if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-			return store.Thread{}, nil, wrap(CodeInternal, "audit thread read", err)
-		}
+	if err := e.auditRead(ctx, u, t, ""); err != nil {
+		return store.Thread{}, nil, err
 	}
 	return t, msgs, nil
+}
+
+// auditRead records u reading another user's thread t: every read path
+// that shows another user's conversation goes through it. what names a
+// read other than the transcript itself ("proposals").
+func (e *Engine) auditRead(ctx context.Context, u parley.User, t store.Thread, what string) error {
+	if t.OwnerID == u.ID {
+		return nil
+	}
+	fields := map[string]string{"owner": t.OwnerID}
+	if what != "" {
+		fields["read"] = what
+	}
+	data, _ := json.Marshal(fields)
+	ev := store.AuditEvent{Kind: AuditThreadRead, ActorID: u.ID, ThreadID: t.ID, Data: data}
+	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
+		return wrap(CodeInternal, "audit thread read", err)
+	}
+	return nil
 }
 
 // Proposals returns the proposals of a thread u may read, oldest first, so
 // a client reloading the thread can tell which confirm cards still wait for
 // a decision. A pending proposal past its expiry is reported expired.
 func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) ([]store.Proposal, error) {
-	if _, err := e.thread(ctx, u, threadID, ReadThread); err != nil {
+	t, err := e.thread(ctx, u, threadID, ReadThread)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.auditRead(ctx, u, t, "proposals"); err != nil {
 		return nil, err
 	}
 	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
@@ -293,6 +312,55 @@ func (e *Engine) ArchiveThread(ctx context.Context, u parley.User, id string) er
 	}
 	if err := e.cfg.Store.ArchiveThread(ctx, id, e.cfg.Now()); err != nil {
 		return e.storeErr("archive thread", err)
+	}
+	return nil
+}
+
+// MaxTitleBytes bounds a thread title set with RenameThread.
+const MaxTitleBytes = 200
+
+// RenameThread sets the title of u's thread: one line, control characters
+// and runs of white space made single spaces, cut to MaxTitleBytes. An
+// empty title is CodeInvalidRequest; only the owner may rename a thread.
+func (e *Engine) RenameThread(ctx context.Context, u parley.User, id, title string) (store.Thread, error) {
+	if strings.IndexByte(title, 0) >= 0 {
+		return store.Thread{}, &Error{Code: CodeInvalidRequest, Op: "rename thread", Message: "The request is not valid: title contains a NUL character."}
+	}
+	title = plainLine(strings.ToValidUTF8(title, "\uFFFD"), MaxTitleBytes)
+	if title == "" {
+		return store.Thread{}, &Error{Code: CodeInvalidRequest, Op: "rename thread", Message: "The request is not valid: title is empty."}
+	}
+	t, err := e.thread(ctx, u, id, WriteThread)
+	if err != nil {
+		return store.Thread{}, err
+	}
+	if err := e.cfg.Store.RenameThread(ctx, id, title); err != nil {
+		return store.Thread{}, e.storeErr("rename thread", err)
+	}
+	t.Title = title
+	return t, nil
+}
+
+// DeleteThread removes u's thread and its messages for good, archived or
+// not: for retention and for a user's "delete my data". A turn running on
+// it is stopped first. Only the owner may delete a thread; the deletion is
+// audited (AuditThreadDeleted). Archiving (ArchiveThread) is the reversible
+// kind of delete.
+func (e *Engine) DeleteThread(ctx context.Context, u parley.User, id string) error {
+	t, err := e.thread(ctx, u, id, ReadThread)
+	if err != nil {
+		return err
+	}
+	if t.OwnerID != u.ID {
+		return wrap(CodeNotFound, "delete thread", errors.New("not the owner"))
+	}
+	e.live.stop(id, errCancelRequested)
+	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
+		return e.storeErr("delete thread", err)
+	}
+	ev := store.AuditEvent{Kind: AuditThreadDeleted, ActorID: u.ID, ThreadID: id}
+	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
+		e.cfg.Logger.Error("assistant: audit thread deletion", "thread", id, "err", err)
 	}
 	return nil
 }

@@ -69,7 +69,8 @@ const (
 //	GET    /api/chat/threads/{id}   a thread, its transcript in stored block form, the
 //	                                state of its confirm cards ("proposals") and what
 //	                                else it waits on ("waiting": a form, client calls)
-//	DELETE /api/chat/threads/{id}   archive a thread
+//	PATCH  /api/chat/threads/{id}   rename a thread: {"title"}
+//	DELETE /api/chat/threads/{id}   archive a thread; ?hard=true deletes it for good
 //	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
 //	GET    /api/chat/tools          the tools this user may use (?page)
 //	POST   /api/chat/tools/{name}/execute  run a tool directly, for host UIs
@@ -117,6 +118,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("POST /api/chat/stream", h.jsonBody(h.authed(h.stream)))
 	h.mux.HandleFunc("GET /api/chat/threads", h.authed(h.listThreads))
 	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
+	h.mux.HandleFunc("PATCH /api/chat/threads/{id}", h.jsonBody(h.authed(h.renameThread)))
 	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread)))
 	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn)))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
@@ -129,7 +131,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	for path, allow := range map[string]string{
 		"/api/chat/stream":               "POST",
 		"/api/chat/threads":              "GET",
-		"/api/chat/threads/{id}":         "GET, DELETE",
+		"/api/chat/threads/{id}":         "GET, PATCH, DELETE",
 		"/api/chat/threads/{id}/cancel":  "POST",
 		"/api/chat/tools":                "GET",
 		"/api/chat/tools/{name}/execute": "POST",
@@ -475,16 +477,54 @@ func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.Us
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// archiveThread archives the thread, or with ?hard=true deletes it and its
+// messages for good.
 func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley.User) {
 	id, ok := h.pathValue(w, r, "id")
 	if !ok {
 		return
 	}
-	if err := h.eng.ArchiveThread(r.Context(), u, id); err != nil {
+	hard := false
+	if v := r.URL.Query().Get("hard"); v != "" {
+		var err error
+		if hard, err = strconv.ParseBool(v); err != nil {
+			h.invalid(w, r, "hard must be true or false")
+			return
+		}
+	}
+	del := h.eng.ArchiveThread
+	if hard {
+		del = h.eng.DeleteThread
+	}
+	if err := del(r.Context(), u, id); err != nil {
 		h.fail(w, r, err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// renameThread takes {"title"} and answers with the thread as renamed.
+func (h *Handler) renameThread(w http.ResponseWriter, r *http.Request, u parley.User) {
+	id, ok := h.pathValue(w, r, "id")
+	if !ok {
+		return
+	}
+	var body struct {
+		Title *string `json:"title"`
+	}
+	if !h.decode(w, r, &body) {
+		return
+	}
+	if body.Title == nil {
+		h.invalid(w, r, "title is required")
+		return
+	}
+	t, err := h.eng.RenameThread(r.Context(), u, id, *body.Title)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t)})
 }
 
 // toolJSON is a tool as the API lists it. InputSchema is the JSON Schema

@@ -883,7 +883,7 @@ func TestUnknownRoutesAndMethodsAnswerInTheJSONErrorShape(t *testing.T) {
 		code, allow  string
 	}{
 		{"GET", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
-		{"PUT", "/api/chat/threads/x", http.StatusMethodNotAllowed, "method_not_allowed", "GET, DELETE"},
+		{"PUT", "/api/chat/threads/x", http.StatusMethodNotAllowed, "method_not_allowed", "GET, PATCH, DELETE"},
 		{"POST", "/api/chat/tools", http.StatusMethodNotAllowed, "method_not_allowed", "GET"},
 		{"GET", "/api/chat/threads/x/cancel", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"GET", "/api/chat/nope", http.StatusNotFound, "not_found", ""},
