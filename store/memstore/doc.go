@@ -13,7 +13,7 @@
 //
 // Values are deep-copied on the way in and on the way out: the Blocks slice,
 // each Block's Data and Meta, ModelMessages, a proposal's Args and the time
-// pointers.
+// pointers (a Feedback holds nothing shared, so it is copied as a value).
 // Mutating a value passed in or returned never changes the store. Every
 // string and raw JSON value is kept byte for byte: U+0000, lone surrogate
 // escapes and bytes that are not UTF-8 included.
@@ -33,4 +33,11 @@
 // ExpireProposals. CreateProposal ignores a DecidedAt it is given.
 // ReopenProposal matches decidedAt with time.Time.Equal, to the nanosecond.
 // Proposals created at the same instant list in creation order.
+//
+// # Feedback
+//
+// A Store is also a store.FeedbackStore. Feedback is kept with the thread
+// of the message it rates, so DeleteThread takes it along; SetFeedback
+// fills the caller's value (ThreadID, CreatedAt, UpdatedAt) only when it
+// stores it, and ListFeedback of an unknown thread is empty, not an error.
 package memstore

@@ -15,7 +15,10 @@ import (
 	"github.com/parleyhq/parley/store"
 )
 
-var _ store.Store = (*Store)(nil)
+var (
+	_ store.Store         = (*Store)(nil)
+	_ store.FeedbackStore = (*Store)(nil)
+)
 
 // Store is an in-memory store.Store. The zero value is not usable; call New.
 type Store struct {
@@ -29,11 +32,13 @@ type Store struct {
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:
-// msgs[i].Seq == i+1, because AppendTurn is the only way in.
+// msgs[i].Seq == i+1, because AppendTurn is the only way in. The feedback
+// on its messages lives here too, so it goes with the thread.
 type thread struct {
 	t         store.Thread
 	msgs      []store.Message
 	proposals []string // tokens, in creation order
+	feedback  map[feedbackKey]store.Feedback
 }
 
 type msgRef struct {
