@@ -74,6 +74,22 @@ var mutants = []mutant{
 		"Strings/ModelJSONRoundTrips"},
 	{"RefusesInvalidUTF8", func(s *memstore.Store) store.Store { return refuseInvalidUTF8{s} },
 		"Strings/InvalidUTF8IsKeptOrReplacedNeverAnError"},
+	{"FeedbackInsertsSecondRow", func(s *memstore.Store) store.Store { return &feedbackRows{Store: s} },
+		"Feedback/SetAgainReplacesKeepsCreatedAtAdvancesUpdatedAt"},
+	{"FeedbackUpsertByCheckThenAct", func(s *memstore.Store) store.Store { return &feedbackRows{Store: s, race: true} },
+		"Feedback/ConcurrentSetsForOnePairLeaveOneRow"},
+	{"FeedbackResetsCreatedAt", func(s *memstore.Store) store.Store { return feedbackResetsCreatedAt{s} },
+		"Feedback/SetAgainReplacesKeepsCreatedAtAdvancesUpdatedAt"},
+	{"FeedbackOnUserMessage", func(s *memstore.Store) store.Store { return feedbackOnUserMessage{s} },
+		"Feedback/SetOnUserMessageIsInvalid"},
+	{"FeedbackAnyRating", func(s *memstore.Store) store.Store { return feedbackAnyRating{s} },
+		"Feedback/SetWithBadRatingIsInvalid"},
+	{"FeedbackThreadIDAsGiven", func(s *memstore.Store) store.Store { return feedbackThreadAsGiven{s} },
+		"Feedback/SetFillsThreadIDFromTheMessageAndTimesWithNow"},
+	{"KeepsFeedbackOfDeletedThreads", func(s *memstore.Store) store.Store { return &keepFeedback{Store: s} },
+		"Feedback/DeleteThreadRemovesItsFeedback"},
+	{"ListsFeedbackByUpdatedAt", func(s *memstore.Store) store.Store { return feedbackByUpdatedAt{s} },
+		"Feedback/ListOldestCreatedFirstAndEmptyForUnknownThread"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -368,4 +384,155 @@ func (s refuseInvalidUTF8) CreateThread(ctx context.Context, t *store.Thread) er
 		return fmt.Errorf("title not UTF-8: %w", store.ErrInvalid)
 	}
 	return s.Store.CreateThread(ctx, t)
+}
+
+// feedbackRows is a table without its primary key: every SetFeedback
+// inserts a row. With race, it first looks for the row and replaces it if
+// found, as a store does that upserts by check-then-act: sequential sets
+// look right, concurrent ones insert several rows.
+type feedbackRows struct {
+	*memstore.Store
+	race bool
+	mu   sync.Mutex
+	rows []store.Feedback
+}
+
+func (s *feedbackRows) SetFeedback(ctx context.Context, f *store.Feedback) error {
+	found := false
+	if s.race {
+		s.mu.Lock()
+		found = slices.ContainsFunc(s.rows, func(r store.Feedback) bool {
+			return r.MessageID == f.MessageID && r.UserID == f.UserID
+		})
+		s.mu.Unlock()
+		time.Sleep(time.Millisecond) // the window every check-then-act store has
+	}
+	if err := s.Store.SetFeedback(ctx, f); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if found {
+		for i, r := range s.rows {
+			if r.MessageID == f.MessageID && r.UserID == f.UserID {
+				s.rows[i] = *f
+			}
+		}
+		return nil
+	}
+	s.rows = append(s.rows, *f)
+	return nil
+}
+
+func (s *feedbackRows) DeleteFeedback(ctx context.Context, messageID, userID string) error {
+	if err := s.Store.DeleteFeedback(ctx, messageID, userID); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rows = slices.DeleteFunc(s.rows, func(r store.Feedback) bool {
+		return r.MessageID == messageID && r.UserID == userID
+	})
+	return nil
+}
+
+func (s *feedbackRows) ListFeedback(ctx context.Context, threadID string) ([]store.Feedback, error) {
+	if _, err := s.Store.ListFeedback(ctx, threadID); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []store.Feedback{}
+	for _, r := range s.rows {
+		if r.ThreadID == threadID {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// feedbackResetsCreatedAt replaces feedback by deleting and inserting it,
+// so a change of mind looks like a first rating.
+type feedbackResetsCreatedAt struct{ *memstore.Store }
+
+func (s feedbackResetsCreatedAt) SetFeedback(ctx context.Context, f *store.Feedback) error {
+	_ = s.Store.DeleteFeedback(ctx, f.MessageID, f.UserID)
+	return s.Store.SetFeedback(ctx, f)
+}
+
+// feedbackOnUserMessage rates whatever message it is given: a user's
+// message is stored as if it were the assistant's.
+type feedbackOnUserMessage struct{ *memstore.Store }
+
+func (s feedbackOnUserMessage) SetFeedback(ctx context.Context, f *store.Feedback) error {
+	err := s.Store.SetFeedback(ctx, f)
+	if m, gerr := s.Store.GetMessage(ctx, f.MessageID); errors.Is(err, store.ErrInvalid) &&
+		gerr == nil && m.Role == store.RoleUser && f.UserID != "" {
+		f.ThreadID, f.CreatedAt, f.UpdatedAt = m.ThreadID, time.Now(), time.Now()
+		return nil
+	}
+	return err
+}
+
+// feedbackAnyRating takes an unknown rating as a thumbs up.
+type feedbackAnyRating struct{ *memstore.Store }
+
+func (s feedbackAnyRating) SetFeedback(ctx context.Context, f *store.Feedback) error {
+	if f.Rating != store.RatingDown {
+		f.Rating = store.RatingUp
+	}
+	return s.Store.SetFeedback(ctx, f)
+}
+
+// feedbackThreadAsGiven trusts the caller's ThreadID over the message's.
+type feedbackThreadAsGiven struct{ *memstore.Store }
+
+func (s feedbackThreadAsGiven) SetFeedback(ctx context.Context, f *store.Feedback) error {
+	given := f.ThreadID
+	err := s.Store.SetFeedback(ctx, f)
+	if err == nil && given != "" {
+		f.ThreadID = given
+	}
+	return err
+}
+
+// keepFeedback answers ListFeedback for deleted threads, like a SQL store
+// without the cascade.
+type keepFeedback struct {
+	*memstore.Store
+	mu    sync.Mutex
+	ghost map[string][]store.Feedback
+}
+
+func (s *keepFeedback) DeleteThread(ctx context.Context, id string) error {
+	fbs, _ := s.Store.ListFeedback(ctx, id)
+	if err := s.Store.DeleteThread(ctx, id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ghost == nil {
+		s.ghost = map[string][]store.Feedback{}
+	}
+	s.ghost[id] = fbs
+	return nil
+}
+
+func (s *keepFeedback) ListFeedback(ctx context.Context, threadID string) ([]store.Feedback, error) {
+	s.mu.Lock()
+	g, ok := s.ghost[threadID]
+	s.mu.Unlock()
+	if ok {
+		return g, nil
+	}
+	return s.Store.ListFeedback(ctx, threadID)
+}
+
+// feedbackByUpdatedAt lists the most recently changed feedback last.
+type feedbackByUpdatedAt struct{ *memstore.Store }
+
+func (s feedbackByUpdatedAt) ListFeedback(ctx context.Context, threadID string) ([]store.Feedback, error) {
+	fbs, err := s.Store.ListFeedback(ctx, threadID)
+	slices.SortStableFunc(fbs, func(a, b store.Feedback) int { return a.UpdatedAt.Compare(b.UpdatedAt) })
+	return fbs, err
 }

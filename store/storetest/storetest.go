@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Concurrency", concurrencyCases},
 		{"Audit", auditCases},
 		{"Proposals", proposalCases},
+		{"Feedback", feedbackCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -47,4 +48,28 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 type testCase struct {
 	name string
 	run  func(t *testing.T, s store.Store)
+}
+
+// capabilityCase is a case of a group that needs an optional interface C
+// (such as store.FeedbackStore) besides store.Store.
+type capabilityCase[C any] struct {
+	name string
+	run  func(t *testing.T, s store.Store, c C)
+}
+
+// withCapability turns the cases of an optional interface, named name, into
+// ordinary cases that skip, naming the interface, when the store under
+// test does not implement it.
+func withCapability[C any](name string, cases []capabilityCase[C]) []testCase {
+	out := make([]testCase, len(cases))
+	for i, c := range cases {
+		out[i] = testCase{c.name, func(t *testing.T, s store.Store) {
+			impl, ok := s.(C)
+			if !ok {
+				t.Skipf("the store does not implement %s", name)
+			}
+			c.run(t, s, impl)
+		}}
+	}
+	return out
 }
