@@ -10,7 +10,8 @@
 //	if err := s.Migrate(ctx); err != nil { ... } // once, at start
 //
 // Its tables are named parley_threads, parley_messages, parley_proposals,
-// parley_audit and parley_schema_migrations.
+// parley_feedback, parley_audit and parley_schema_migrations. A Store is
+// also a store.FeedbackStore.
 //
 // # Dialects
 //
@@ -40,7 +41,8 @@
 //
 // Every string a model can produce is kept exactly, on both dialects: a
 // thread's title, a message's content, blocks and model messages, a
-// proposal's call id, Args and summary, audit data. That includes U+0000,
+// proposal's call id, Args and summary, feedback's category and comment,
+// audit data. That includes U+0000,
 // raw in a string or as the JSON escape \u0000, and lone surrogate escapes
 // such as \ud800, both of which jsonb refuses (that is why JSON is text,
 // not jsonb). Blocks and guard categories are stored in their JSON form,
@@ -77,7 +79,8 @@
 // Version 4 escapes existing free text on PostgreSQL (see Text) and turns
 // its jsonb and json columns into text, which rewrites parley_messages and
 // parley_audit: on a large database it takes about as long as copying
-// them, with those tables locked.
+// them, with those tables locked. Version 5 adds parley_feedback, empty,
+// and is quick.
 //
 // A database already migrated by a newer Parley is not touched: Migrate
 // returns an error wrapping ErrSchemaTooNew. Methods used on a database that
@@ -127,8 +130,16 @@
 // SQLite enforces foreign keys only on connections that turned them on,
 // so CreateProposal looks
 // the thread up in its own transaction rather than rely on the key, and
-// DeleteThread and the retention sweep delete proposals explicitly there
-// (PostgreSQL cascades). A proposal's token never appears in an error.
+// DeleteThread and the retention sweep delete proposals and feedback
+// explicitly there (PostgreSQL cascades). A proposal's token never appears
+// in an error.
+//
+// SetFeedback is one upsert, INSERT ... SELECT from the message ... ON
+// CONFLICT (message_id, user_id) DO UPDATE, keeping created_at: only an
+// existing assistant message yields a row, its thread_id comes from the
+// message, and concurrent sets of one (message, user), from anywhere,
+// leave one row, the last written. When it writes nothing, a read of the
+// message tells ErrNotFound (no message) from ErrInvalid (a user's).
 //
 // On SQLite one connection writes at a time. A Store queues its own writers
 // in process (honouring their contexts) and takes the write lock for each
@@ -138,10 +149,10 @@
 // # Retention
 //
 // DeleteThreadsOlderThan deletes the threads last updated before a cutoff,
-// archived or not, with their messages and proposals, in batches of a few
-// hundred, each its own transaction; audit events stay. It is for a
-// periodic sweeper that the host (or the example server) runs, for instance
-// hourly with a cutoff of now minus N days. The method always deletes: a
+// archived or not, with their messages, feedback and proposals, in
+// batches of a few hundred, each its own transaction; audit events stay.
+// It is for a periodic sweeper that the host (or the example server) runs,
+// for instance hourly with a cutoff of now minus N days. The method always deletes: a
 // "-1 disables retention" setting is the caller's to honour by not calling
 // it. Archiving keeps a thread's rows until the sweep reaches them.
 //

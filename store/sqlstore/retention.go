@@ -12,8 +12,8 @@ import (
 const sweepBatch = 500
 
 // DeleteThreadsOlderThan deletes the threads last updated before cutoff,
-// archived or not, with their messages and proposals, and returns how many
-// threads it deleted. Audit events stay. It is meant for a periodic sweeper:
+// archived or not, with their messages, feedback and proposals, and
+// returns how many threads it deleted. Audit events stay. It is meant for a periodic sweeper:
 //
 //	n, err := s.DeleteThreadsOlderThan(ctx, time.Now().AddDate(0, 0, -days))
 //
@@ -55,7 +55,7 @@ func (s *Store) DeleteThreadsOlderThan(ctx context.Context, cutoff time.Time) (i
 }
 
 // sweepPostgres deletes one batch; the foreign keys cascade to messages
-// and proposals.
+// (and from them to feedback) and proposals.
 // SKIP LOCKED passes over threads another transaction holds (a turn being
 // appended), and lets concurrent sweepers share the work.
 func (s *Store) sweepPostgres(ctx context.Context, args []any) (int64, error) {
@@ -69,7 +69,7 @@ func (s *Store) sweepPostgres(ctx context.Context, args []any) (int64, error) {
 }
 
 // sweepSQLite deletes one batch inside a write transaction: the ids first,
-// then their messages and proposals, and the threads themselves.
+// then their feedback, messages and proposals, and the threads themselves.
 func (s *Store) sweepSQLite(ctx context.Context, args []any) (int64, error) {
 	var n int64
 	err := s.write(ctx, func(q querier) error {
@@ -95,7 +95,7 @@ func (s *Store) sweepSQLite(ctx context.Context, args []any) (int64, error) {
 			return nil
 		}
 		in := "(?" + strings.Repeat(", ?", len(ids)-1) + ")"
-		for _, child := range []string{"parley_messages", "parley_proposals"} {
+		for _, child := range []string{"parley_feedback", "parley_messages", "parley_proposals"} {
 			if _, err := q.ExecContext(ctx, `DELETE FROM `+child+` WHERE thread_id IN `+in, ids...); err != nil {
 				return err
 			}

@@ -160,8 +160,9 @@ func (s *Store) updateThread(ctx context.Context, op, id, q string, a *args) err
 	return nil
 }
 
-// DeleteThread implements store.Threads: the thread, its messages and its
-// proposals go in one transaction. Audit events that name the thread stay.
+// DeleteThread implements store.Threads: the thread, its messages (with
+// their feedback) and its proposals go in one transaction. Audit events
+// that name the thread stay.
 func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	const op = "delete thread"
 	if err := ctx.Err(); err != nil {
@@ -170,17 +171,18 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	var n int64
 	var err error
 	if s.dialect == Postgres {
-		// One statement: the foreign keys cascade to messages and proposals.
+		// One statement: the foreign keys cascade to messages (and from
+		// them to feedback) and proposals.
 		var res sql.Result
 		if res, err = s.exec(ctx, `DELETE FROM parley_threads WHERE id = ?`, id); err == nil {
 			n, err = res.RowsAffected()
 		}
 	} else {
 		// SQLite enforces foreign keys only on connections that asked for
-		// it, so the messages and proposals are deleted explicitly, in the
-		// same transaction.
+		// it, so the feedback, messages and proposals are deleted
+		// explicitly, in the same transaction.
 		err = s.write(ctx, func(q querier) error {
-			for _, child := range []string{"parley_messages", "parley_proposals"} {
+			for _, child := range []string{"parley_feedback", "parley_messages", "parley_proposals"} {
 				if _, err := q.ExecContext(ctx, `DELETE FROM `+child+` WHERE thread_id = ?`, id); err != nil {
 					return err
 				}
