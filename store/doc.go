@@ -8,6 +8,15 @@
 //		storetest.Run(t, func(t *testing.T) store.Store { return mystore.New(...) })
 //	}
 //
+// # Optional interfaces
+//
+// A Store may implement more than Store: FeedbackStore keeps users'
+// ratings of assistant messages (one per user per message, changeable,
+// deleted with the thread). The Engine checks with a type assertion, as
+// io/fs does for fs.ReadFileFS, so a Store without it is still a Store.
+// memstore and sqlstore implement it; storetest checks it when it is
+// there and skips its cases, naming it, when it is not.
+//
 // # Errors
 //
 // Methods return ErrNotFound, ErrConflict or ErrInvalid (possibly wrapped)
@@ -17,7 +26,8 @@
 // # Text
 //
 // A Store keeps any string a model can produce. Free text (a thread's
-// Title, a message's Content and Blocks, a proposal's CallID and Summary)
+// Title, a message's Content and Blocks, a proposal's CallID and Summary,
+// a Feedback's Category and Comment)
 // reads back exactly when it is valid UTF-8, whatever it holds: U+0000,
 // other control characters, U+FFFD, U+2028 and U+2029, noncharacters,
 // astral characters, lines of any length. So does raw JSON
@@ -33,8 +43,8 @@
 // encoding/json and a range loop replace them. Proposal.Args are the
 // exception again: byte for byte, UTF-8 or not.
 //
-// Keys and names (ids, OwnerID, ActorID, Kind, Tool, statuses and guard
-// verdicts) are chosen by the host and the Engine, not by a model; a store
+// Keys and names (ids, OwnerID, ActorID, a Feedback's UserID, Kind, Tool,
+// statuses, ratings and guard verdicts) are chosen by the host and the Engine, not by a model; a store
 // may refuse one it cannot hold with ErrInvalid (store/sqlstore refuses a
 // NUL in one on PostgreSQL).
 //

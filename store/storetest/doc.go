@@ -12,7 +12,9 @@
 // # What it checks
 //
 // Every method contract in package store, with errors asserted by kind
-// (errors.Is against ErrNotFound, ErrConflict, ErrInvalid), grouped as:
+// (errors.Is against ErrNotFound, ErrConflict, ErrInvalid), grouped as
+// below. A group for an optional interface runs only when the store
+// implements it.
 //
 //   - Threads: create/get round trip of every field; generated ids are
 //     unique UUIDs and generated times are now; ErrInvalid without an owner,
@@ -65,6 +67,21 @@
 //     an unknown thread; ExpireProposals changes only pending proposals at
 //     or past expiry; DeleteThread takes the proposals with it; hostile
 //     strings, copies and canceled contexts as for the other methods.
+//   - Feedback, only for a store that implements store.FeedbackStore (the
+//     cases skip, naming it, otherwise): SetFeedback fills ThreadID from the
+//     message, over the caller's, and both times with now; setting again
+//     replaces rating, category and comment (an empty one too), keeps
+//     CreatedAt and moves UpdatedAt forward; 32 concurrent sets of one
+//     (message, user) all succeed and leave one row, one writer's whole
+//     write, with the CreatedAt every writer reports; two users on one
+//     message are two rows; an unknown message is ErrNotFound, a user's
+//     message, an empty message or user id and a rating other than up or
+//     down are ErrInvalid, and none writes anything; DeleteFeedback removes
+//     one row and is ErrNotFound for none; ListFeedback is oldest created
+//     first (a replaced row keeps its place), one thread's only, and empty
+//     for an unknown thread; DeleteThread takes the feedback with it;
+//     hostile and model strings in category and comment, and hostile user
+//     ids, round-trip; canceled contexts as for the other methods.
 //
 // # What a store may change
 //
@@ -94,5 +111,7 @@
 // For proposals: the DecidedAt an expired proposal gets (only that it has
 // one), which of two proposals created at the same instant lists first,
 // whether Args must be a JSON object, and whether ReopenProposal tells
-// apart times closer than a microsecond.
+// apart times closer than a microsecond. For feedback: the order of rows
+// created at the same instant, and, of concurrent sets, which one is
+// stored (only that it is one whole write).
 package storetest
