@@ -72,6 +72,9 @@ const (
 //	PATCH  /api/chat/threads/{id}   rename a thread: {"title"}
 //	DELETE /api/chat/threads/{id}   archive a thread; ?hard=true deletes it for good
 //	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
+//	PUT    /api/chat/threads/{id}/messages/{message_id}/feedback  rate an answer:
+//	                                {"rating": "up"|"down", "category"?, "comment"?}
+//	DELETE /api/chat/threads/{id}/messages/{message_id}/feedback  withdraw the rating
 //	GET    /api/chat/tools          the tools this user may use (?page)
 //	POST   /api/chat/tools/{name}/execute  run a tool directly, for host UIs
 //	GET    /api/chat/quota          the user's token usage and limits per period
@@ -121,6 +124,8 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	h.mux.HandleFunc("PATCH /api/chat/threads/{id}", h.jsonBody(h.authed(h.renameThread)))
 	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread)))
 	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn)))
+	h.mux.HandleFunc("PUT /api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.setFeedback)))
+	h.mux.HandleFunc("DELETE /api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.deleteFeedback)))
 	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
 	h.mux.HandleFunc("POST /api/chat/tools/{name}/execute", h.jsonBody(h.authed(h.executeTool)))
 	h.mux.HandleFunc("GET /api/chat/quota", h.authed(h.getUsage))
@@ -129,14 +134,15 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	// The mux's own 404 and 405 answers are plain text; these keep every
 	// error in the JSON shape. A method-less pattern loses to the routes above.
 	for path, allow := range map[string]string{
-		"/api/chat/stream":               "POST",
-		"/api/chat/threads":              "GET",
-		"/api/chat/threads/{id}":         "GET, PATCH, DELETE",
-		"/api/chat/threads/{id}/cancel":  "POST",
-		"/api/chat/tools":                "GET",
-		"/api/chat/tools/{name}/execute": "POST",
-		"/api/chat/quota":                "GET",
-		"/api/chat/quota/{user_id}":      "GET, PUT",
+		"/api/chat/stream":                                      "POST",
+		"/api/chat/threads":                                     "GET",
+		"/api/chat/threads/{id}":                                "GET, PATCH, DELETE",
+		"/api/chat/threads/{id}/cancel":                         "POST",
+		"/api/chat/threads/{id}/messages/{message_id}/feedback": "PUT, DELETE",
+		"/api/chat/tools":                                       "GET",
+		"/api/chat/tools/{name}/execute":                        "POST",
+		"/api/chat/quota":                                       "GET",
+		"/api/chat/quota/{user_id}":                             "GET, PUT",
 	} {
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
@@ -445,7 +451,16 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 	if waiting.ToolCalls == nil {
 		waiting.ToolCalls = []string{}
 	}
-	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out, "proposals": props, "waiting": waiting})
+	fb, err := h.eng.Feedback(r.Context(), u, t.ID)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	feedback := make([]feedbackJSON, len(fb))
+	for i, f := range fb {
+		feedback[i] = toFeedbackJSON(f)
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t), "messages": out, "proposals": props, "waiting": waiting, "feedback": feedback})
 }
 
 // waitingJSON is what the thread's last turn waits on besides cards: an
