@@ -7,12 +7,17 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/store"
 )
+
+// deletedMessage ends the stream of a turn whose thread was deleted.
+const deletedMessage = "This conversation was deleted."
 
 // Causes of a stopped turn.
 var (
 	errCancelRequested = errors.New("a cancel was requested for the thread")
 	errSuperseded      = errors.New("a newer message on the thread superseded the turn")
+	errThreadDeleted   = errors.New("the thread was deleted")
 )
 
 // Cancel stops the running turn of a thread, on this instance at once and on
@@ -58,8 +63,11 @@ func (t *turn) stopErr() error {
 		return wrap(CodeModelTimeout, "turn", cause) // Config.TurnTimeout
 	}
 	e := wrap(CodeCancelled, "turn", cause)
-	if errors.Is(cause, errSuperseded) {
+	switch {
+	case errors.Is(cause, errSuperseded):
 		e.Message = "This answer was replaced by a newer message."
+	case errors.Is(cause, errThreadDeleted):
+		e.Message = deletedMessage
 	}
 	return e
 }
@@ -101,6 +109,11 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 			}
 			th, err := t.e.cfg.Store.GetThread(ctx, t.thread.ID)
 			switch {
+			case errors.Is(err, store.ErrNotFound):
+				// Deleted for good, here or on another instance: nothing
+				// more of this turn may run, be charged or be written.
+				t.stop.cancel(errThreadDeleted)
+				return
 			case err != nil:
 				if ctx.Err() == nil {
 					t.e.cfg.Logger.Warn("assistant: poll for cancel", "thread", t.thread.ID, "err", err)

@@ -354,7 +354,15 @@ func (e *Engine) DeleteThread(ctx context.Context, u parley.User, id string) err
 	if t.OwnerID != u.ID {
 		return wrap(CodeNotFound, "delete thread", errors.New("not the owner"))
 	}
-	e.live.stop(id, errCancelRequested)
+	// A turn running here stops and stores what it has before the rows go;
+	// on other instances, their next poll finds the thread gone.
+	for _, stopped := range e.live.stop(id, errThreadDeleted) {
+		select {
+		case <-stopped:
+		case <-ctx.Done():
+			return wrap(CodeInternal, "delete thread", ctx.Err())
+		}
+	}
 	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
 		return e.storeErr("delete thread", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/parleyhq/parley"
@@ -36,13 +37,15 @@ func (e *Engine) SetFeedback(ctx context.Context, u parley.User, threadID, messa
 	invalid := func(msg string) error {
 		return &Error{Code: CodeInvalidRequest, Op: "set feedback", Err: errors.New(msg), Message: "The request is not valid: " + msg + "."}
 	}
+	comment := strings.TrimSpace(strings.ToValidUTF8(in.Comment, "\uFFFD"))
 	switch {
 	case in.Rating != store.RatingUp && in.Rating != store.RatingDown:
 		return store.Feedback{}, invalid(`rating must be "up" or "down"`)
 	case strings.IndexByte(in.Category, 0) >= 0 || strings.IndexByte(in.Comment, 0) >= 0:
 		return store.Feedback{}, invalid("feedback contains a NUL character")
-	case len(in.Comment) > MaxFeedbackCommentBytes:
-		return store.Feedback{}, wrap(CodeTooLarge, "set feedback", errors.New("comment too long"))
+	case len(comment) > MaxFeedbackCommentBytes:
+		return store.Feedback{}, &Error{Code: CodeTooLarge, Op: "set feedback", Err: errors.New("comment too long"),
+			Message: fmt.Sprintf("The comment is too long: at most %d bytes.", MaxFeedbackCommentBytes)}
 	}
 	fs, m, err := e.feedbackTarget(ctx, u, threadID, messageID)
 	if err != nil {
@@ -50,7 +53,7 @@ func (e *Engine) SetFeedback(ctx context.Context, u parley.User, threadID, messa
 	}
 	f := store.Feedback{MessageID: m.ID, UserID: u.ID, Rating: in.Rating,
 		Category: plainLine(strings.ToValidUTF8(in.Category, "\uFFFD"), MaxFeedbackCategoryBytes),
-		Comment:  strings.TrimSpace(strings.ToValidUTF8(in.Comment, "\uFFFD"))}
+		Comment:  comment}
 	if err := fs.SetFeedback(ctx, &f); err != nil {
 		return store.Feedback{}, e.storeErr("set feedback", err)
 	}
@@ -75,13 +78,13 @@ func (e *Engine) DeleteFeedback(ctx context.Context, u parley.User, threadID, me
 // Feedback returns the feedback on the messages of a thread u may read,
 // oldest first. Another user's thread is an audited read, like Thread.
 func (e *Engine) Feedback(ctx context.Context, u parley.User, threadID string) ([]store.Feedback, error) {
-	fs, ok := e.cfg.Store.(store.FeedbackStore)
-	if !ok {
-		return nil, nil
-	}
 	t, err := e.thread(ctx, u, threadID, ReadThread)
 	if err != nil {
 		return nil, err
+	}
+	fs, ok := e.cfg.Store.(store.FeedbackStore)
+	if !ok {
+		return nil, nil // no feedback is kept
 	}
 	if err := e.auditRead(ctx, u, t, "feedback"); err != nil {
 		return nil, err

@@ -67,7 +67,12 @@ func (t *turn) persist(ctx context.Context) {
 		return t.e.cfg.Store.UpdateMessage(ctx, &m)
 	})
 	t.writes.done = true
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// The thread was deleted while the turn ran: nothing to keep.
+		t.e.cfg.Logger.Info("assistant: reply not stored: its thread was deleted", "thread", t.thread.ID)
+		t.out.err = &Error{Code: CodeNotFound, Op: "persist reply", Err: err, Message: deletedMessage}
+	case err != nil:
 		t.e.cfg.Logger.Error("assistant: persist reply: the user saw an answer that is not stored",
 			"thread", t.thread.ID, "message", m.ID, "err", err)
 		t.out.err = &Error{Code: CodeInternal, Op: "persist reply", Err: err, Message: notSavedMessage}
@@ -89,7 +94,7 @@ func (t *turn) stopWrite() {
 	m := t.snapshot()
 	m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(err))
 	m.Status, m.UpdatedAt = t.status(err), t.e.cfg.Now()
-	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil {
+	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && !errors.Is(err, store.ErrNotFound) {
 		t.e.cfg.Logger.Warn("assistant: store a stopped reply (the final write follows)", "thread", t.thread.ID, "err", err)
 	}
 }

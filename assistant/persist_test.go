@@ -74,7 +74,7 @@ func TestReplyThatCannotBeSavedIsToldPlainly(t *testing.T) {
 	p := fake.New()
 	p.SetDefault(fake.Turn{fake.Text("seen but lost"), fake.Usage(10, 5)})
 	h := newHarness(t, p)
-	fw := &failingWrites{Store: h.store, err: store.ErrNotFound} // e.g. the thread was deleted meanwhile
+	fw := &failingWrites{Store: h.store, err: store.ErrInvalid} // a value the store refuses: no retry helps
 	l := newLedger(t, 100_000)
 	eng, err := assistant.New(assistant.Config{Provider: p, Store: fw, Ledger: l, Authorizer: assistant.RoleAuthorizer{}})
 	if err != nil {

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/assistant"
@@ -54,4 +55,9 @@ func TestFeedbackOverHTTP(t *testing.T) {
 		t.Fatalf("DELETE: %d", resp.StatusCode)
 	}
 	wantError(t, h.do("DELETE", path, "alice", ""), http.StatusNotFound, assistant.CodeNotFound)
+	nul := wantError(t, h.do("PUT", "/api/chat/threads/"+thread+"/messages/a%00b/feedback", "alice", `{"rating":"up"}`),
+		http.StatusBadRequest, assistant.CodeInvalidRequest)
+	if !strings.Contains(nul, "the message id in the path contains a NUL character") {
+		t.Errorf("a NUL in the message id: %q", nul)
+	}
 }
