@@ -11,6 +11,27 @@
 // form; whatever happens, the worker persists the assistant message at the
 // end (blocks, model messages for replay, usage, status).
 //
+// The cheap refusals come first: authorization, the request's shape and
+// sizes, Config.MaxTurnsPerUser turns in flight, then the quota, and only
+// then the guard. A turn's output is capped (Config.MaxTurnOutputTokens,
+// MaxTurnOutputBytes: FinishLength). Cancel, a newer message or
+// TurnTimeout stop a turn: the stream ends at once and the partial reply is
+// stored with its final status; the model's stream is drained for usage.
+//
+// In the code a turn is a few named parts, each declared in the file that
+// changes it: actor (who and where; the steps every tool call takes), conn
+// (the model connection), in (the screened input), prompt, tools (the
+// toolbox), cont (what the last turn left waiting), out (the transcript),
+// writes and stop. begin runs admit, reserve, screen and write in order;
+// the worker runs the loop and persists.
+//
+// # Threads and feedback
+//
+// Threads lists a user's threads; Thread reads one (another user's read is
+// audited); RenameThread, ArchiveThread and DeleteThread (for good) are the
+// owner's. SetFeedback rates an answer, one rating per user per message,
+// with a Store that implements store.FeedbackStore.
+//
 // # Tools
 //
 // The model is an untrusted proposer. The tools offered to it are only those
