@@ -1,5 +1,10 @@
 package blocks
 
+import (
+	"slices"
+	"strings"
+)
+
 // Absorb adds a streamed block to the stored transcript list and returns
 // the updated list: consecutive Markdown blocks merge into one, Load blocks
 // (placeholders) and Meta blocks (kept on the message, not in its blocks)
@@ -18,4 +23,43 @@ func Absorb(list []Block, b Block) []Block {
 		}
 	}
 	return append(list, b)
+}
+
+// List builds a stored transcript from streamed blocks, as Absorb does, but
+// joins a run of Markdown chunks once rather than re-copying the run for
+// every chunk: a long answer arrives in thousands of them. The zero List is
+// empty and ready to use.
+type List struct {
+	blocks []Block
+	run    strings.Builder // Markdown not yet in blocks
+}
+
+// Add absorbs b.
+func (l *List) Add(b Block) {
+	switch b.Kind {
+	case Load, Meta:
+		return
+	case Markdown:
+		l.run.WriteString(b.Content)
+		return
+	}
+	l.flush()
+	l.blocks = Absorb(l.blocks, b)
+}
+
+// Blocks returns the transcript so far, the pending Markdown run included.
+// The caller owns the result; the List is unchanged.
+func (l *List) Blocks() []Block {
+	bs := slices.Clone(l.blocks)
+	if l.run.Len() > 0 {
+		bs = Absorb(bs, Block{Kind: Markdown, Content: l.run.String()})
+	}
+	return bs
+}
+
+func (l *List) flush() {
+	if l.run.Len() > 0 {
+		l.blocks = Absorb(l.blocks, Block{Kind: Markdown, Content: l.run.String()})
+		l.run.Reset()
+	}
 }

@@ -2,6 +2,7 @@ package blocks
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -59,4 +60,38 @@ func TestAbsorbDoesNotAliasCallerBlocks(t *testing.T) {
 	if first.Content != "a" {
 		t.Errorf("caller's block changed: %+v", first)
 	}
+}
+
+// A List gives the same transcript as Absorb, whatever the chunking, and
+// Blocks is a snapshot the List does not change afterwards.
+func FuzzListMatchesAbsorb(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 0, 2, 0, 3}, "ab")
+	f.Fuzz(func(t *testing.T, kinds []byte, text string) {
+		all := []Kind{Markdown, ToolCall, Meta, Load, Warning}
+		var l List
+		var want []Block
+		var snap []Block
+		for i, k := range kinds {
+			b := Block{Kind: all[int(k)%len(all)], Content: text + string(rune('a'+i%26))}
+			if b.Kind == Meta {
+				b.Meta = &MetaInfo{}
+			}
+			want = Absorb(want, b)
+			l.Add(b)
+			if i == len(kinds)/2 {
+				snap = l.Blocks()
+			}
+		}
+		got := l.Blocks()
+		if !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("List %+v, Absorb %+v", got, want)
+		}
+		if snap != nil {
+			before := fmt.Sprint(snap)
+			l.Add(Block{Kind: Markdown, Content: "more"})
+			if fmt.Sprint(snap) != before {
+				t.Fatalf("a snapshot changed after a later Add")
+			}
+		}
+	})
 }
