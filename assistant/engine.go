@@ -174,13 +174,8 @@ type Reply struct {
 // whatever streamed before the error.
 func Collect(seq iter.Seq[blocks.Block]) (Reply, error) {
 	var r Reply
-	var text, run strings.Builder // the whole answer; the markdown run not yet in r.Blocks
-	flush := func() {
-		if run.Len() > 0 {
-			r.Blocks = blocks.Absorb(r.Blocks, blocks.Block{Kind: blocks.Markdown, Content: run.String()})
-			run.Reset()
-		}
-	}
+	var text strings.Builder // the whole answer
+	var list blocks.List
 	for b := range seq {
 		switch b.Kind {
 		case blocks.Meta:
@@ -195,21 +190,14 @@ func Collect(seq iter.Seq[blocks.Block]) (Reply, error) {
 				}
 			}
 		case blocks.Markdown:
-			// A long answer arrives in thousands of chunks: join them once.
 			text.WriteString(b.Content)
-			run.WriteString(b.Content)
-			continue
 		case blocks.Error:
-			flush()
-			r.Text = text.String()
+			r.Blocks, r.Text = list.Blocks(), text.String()
 			return r, &Error{Code: ErrorCode(b.ErrorCode), Op: "stream", Err: errors.New(b.Content), Message: b.Content}
 		}
-		if b.Kind != blocks.Meta && b.Kind != blocks.Load {
-			flush()
-		}
-		r.Blocks = blocks.Absorb(r.Blocks, b)
+		list.Add(b)
 	}
-	flush()
+	r.Blocks = list.Blocks()
 	r.Text = text.String()
 	return r, nil
 }

@@ -1,8 +1,6 @@
 package assistant
 
 import (
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/parleyhq/parley/blocks"
@@ -12,13 +10,12 @@ import (
 // transcript is what a turn says, in the three forms it takes: the blocks
 // the user sees and the store keeps, the model messages replayed on later
 // turns, and the turn's outcome (usage, finish reason, error). The worker
-// goroutine writes it; stored and prose are also read, under mu, by the
+// goroutine writes it; the stored blocks are also read, under mu, by the
 // heartbeat and the stop write.
 type transcript struct {
 	parser blocks.Parser
-	mu     sync.Mutex          // guards stored and prose
-	stored []blocks.Block      // the blocks as they will be persisted
-	prose  strings.Builder     // markdown streamed since the last other block, not yet in stored
+	mu     sync.Mutex          // guards stored
+	stored blocks.List         // the blocks as they will be persisted
 	msgs   []providers.Message // model messages of this turn
 
 	usage    providers.Usage
@@ -29,37 +26,23 @@ type transcript struct {
 	callIDs map[string]bool // every call id of the thread, so new ones stay unique
 	invalid map[string]bool // call ids that never validly reached a tool; not stored
 
-	outBytes       int  // what the model wrote this turn, for the output cap
-	outBytesAtCall int  // outBytes when the current model call began
-	capped         bool // the output cap ended the turn
+	outBytes int  // what the model wrote this turn, for the output cap
+	capped   bool // the output cap ended the turn
 }
 
-// add keeps b in the stored blocks. Markdown chunks join the current prose
-// run, copied once per run rather than once per chunk.
+// add keeps b in the stored blocks.
 func (o *transcript) add(b blocks.Block) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if b.Kind == blocks.Markdown {
-		o.prose.WriteString(b.Content)
-		return
-	}
-	if o.prose.Len() > 0 {
-		o.stored = blocks.Absorb(o.stored, blocks.Block{Kind: blocks.Markdown, Content: o.prose.String()})
-		o.prose.Reset()
-	}
-	o.stored = blocks.Absorb(o.stored, b)
+	o.stored.Add(b)
 }
 
-// storedBlocks returns a copy of the blocks kept so far, the prose run
-// included: safe to write while the worker goes on.
+// storedBlocks returns a copy of the blocks kept so far: safe to write
+// while the worker goes on.
 func (o *transcript) storedBlocks() []blocks.Block {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	bs := slices.Clone(o.stored)
-	if o.prose.Len() > 0 {
-		bs = blocks.Absorb(bs, blocks.Block{Kind: blocks.Markdown, Content: o.prose.String()})
-	}
-	return bs
+	return o.stored.Blocks()
 }
 
 // say records the model's text from a call whose tool calls, if any, will
