@@ -92,13 +92,15 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 	}()
 	// The turn's output cap: bytes the model wrote over every round, and
 	// tokens, reported or at four bytes a token while this call streams.
-	reportedOut := t.out.usage.OutputTokens
+	// Both come down to one byte limit for this call: tokens left after the
+	// reported usage, at four bytes each (+3: a token counts once whole).
+	tokensLeft := int64(t.conn.maxTurnTokens) - t.out.usage.OutputTokens
+	limit := int64(t.out.outBytes) + 4*tokensLeft + 3
+	limit = min(limit, int64(t.conn.maxTurnBytes))
 	over := func(n int) bool {
 		t.out.outBytes += n
-		return t.out.outBytes > t.conn.maxTurnBytes ||
-			reportedOut+int64(t.out.outBytes-t.out.outBytesAtCall)/4 > int64(t.conn.maxTurnTokens)
+		return int64(t.out.outBytes) > limit
 	}
-	t.out.outBytesAtCall = t.out.outBytes
 	for ev, err := range t.conn.provider.Stream(pctx, req) {
 		if err != nil {
 			if t.stopped() {
@@ -114,18 +116,19 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				drained += len(ev.Text)
 				continue
 			}
-			if over(len(ev.Text)) {
-				// Keep the rune-aligned part that fits, then stop reading:
-				// a model that never stops costs no more than the cap.
+			capped := over(len(ev.Text))
+			if capped {
+				// Keep the rune-aligned part within the byte cap, then stop
+				// reading: a model that never stops costs no more than that.
 				room := len(ev.Text) - (t.out.outBytes - t.conn.maxTurnBytes)
 				ev.Text = truncate(ev.Text, max(0, min(room, len(ev.Text))))
-				text.WriteString(ev.Text)
-				t.out.parser.Write(ev.Text, emit)
-				t.out.capped, t.out.textSeen = true, t.out.textSeen || text.Len() > 0
-				return text.String(), nil, nil
 			}
 			text.WriteString(ev.Text)
 			t.out.parser.Write(ev.Text, emit)
+			if capped {
+				t.out.capped = true
+				return text.String(), nil, nil
+			}
 			if !t.out.textSeen {
 				// The first words reach the user at once; later prose is
 				// buffered by the parser to reduce jitter.

@@ -446,7 +446,7 @@ func (t *turn) reportDecision(emit func(blocks.Block)) {
 	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.cont.quiet)})
 	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
 	t.out.say(text)
-	t.out.textSeen, t.out.finish = true, FinishQuota
+	t.out.finish = FinishQuota
 }
 
 // pendingProposals are the cards of a thread whose messages are prior that

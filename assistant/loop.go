@@ -29,7 +29,7 @@ const cutOffNote = "The answer reached its length limit and was cut off."
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	if t.blocked() && t.e.cfg.GuardRejection != "" {
 		emit(blocks.Block{Kind: blocks.Markdown, Content: t.e.cfg.GuardRejection})
-		t.out.textSeen, t.out.finish = true, FinishBlocked
+		t.out.finish = FinishBlocked
 		return
 	}
 	if t.stopped() {
@@ -72,7 +72,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			// would run on a cut-off answer, say so, and end here.
 			t.out.say(text)
 			emit(blocks.Block{Kind: blocks.Warning, Content: cutOffNote})
-			t.out.textSeen, t.out.finish = true, FinishLength
+			t.out.finish = FinishLength
 			return
 		}
 		if t.stopped() {
