@@ -14,6 +14,31 @@ var contextCases = []testCase{
 	{"CanceledContextFailsEveryMethodAndWritesNothing", testCanceledContext},
 }
 
+// namedCall is one store method invoked with a canceled context, named for
+// the failure message.
+type namedCall struct {
+	name string
+	call func() error
+}
+
+// wantCanceled runs each call, which must use an already-canceled context,
+// and reports any that succeeds. An error that does not wrap
+// context.Canceled is only logged.
+func wantCanceled(t *testing.T, calls []namedCall) {
+	t.Helper()
+	for _, c := range calls {
+		err := c.call()
+		switch {
+		case err == nil:
+			t.Errorf("%s with a canceled context succeeded, want an error", c.name)
+		case !errors.Is(err, context.Canceled):
+			// Allowed (a driver may report cancellation its own way), but
+			// wrapping ctx.Err() is better for callers.
+			t.Logf("%s with a canceled context: %v (does not wrap context.Canceled)", c.name, err)
+		}
+	}
+}
+
 func testCanceledContext(t *testing.T, s store.Store) {
 	th := newThread(t, s, "user-1", at(1))
 	u, a := appendTurn(t, s, th.ID, "q")
@@ -27,10 +52,7 @@ func testCanceledContext(t *testing.T, s store.Store) {
 	upd := cloneMessage(a)
 	upd.Status, upd.Blocks, upd.UpdatedAt = store.StatusComplete, sampleBlocks(), at(9)
 
-	calls := []struct {
-		name string
-		call func() error
-	}{
+	calls := []namedCall{
 		{"CreateThread", func() error {
 			return s.CreateThread(ctx, &store.Thread{ID: newID, OwnerID: "user-1"})
 		}},
@@ -46,17 +68,7 @@ func testCanceledContext(t *testing.T, s store.Store) {
 		{"GetMessage", func() error { _, err := s.GetMessage(ctx, a.ID); return err }},
 		{"ListMessages", func() error { _, err := s.ListMessages(ctx, th.ID); return err }},
 	}
-	for _, c := range calls {
-		err := c.call()
-		switch {
-		case err == nil:
-			t.Errorf("%s with a canceled context succeeded, want an error", c.name)
-		case !errors.Is(err, context.Canceled):
-			// Allowed (a driver may report cancellation its own way), but
-			// wrapping ctx.Err() is better for callers.
-			t.Logf("%s with a canceled context: %v (does not wrap context.Canceled)", c.name, err)
-		}
-	}
+	wantCanceled(t, calls)
 
 	// Nothing the canceled calls attempted happened.
 	_, err := s.GetThread(t.Context(), newID)

@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -389,10 +388,7 @@ func testFeedbackCanceledContext(t *testing.T, s store.Store, fs store.FeedbackS
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 
-	calls := []struct {
-		name string
-		call func() error
-	}{
+	calls := []namedCall{
 		{"SetFeedback", func() error {
 			return fs.SetFeedback(ctx, &store.Feedback{MessageID: a.ID, UserID: "user-1", Rating: store.RatingDown})
 		}},
@@ -402,14 +398,6 @@ func testFeedbackCanceledContext(t *testing.T, s store.Store, fs store.FeedbackS
 		{"DeleteFeedback", func() error { return fs.DeleteFeedback(ctx, a.ID, "user-1") }},
 		{"ListFeedback", func() error { _, err := fs.ListFeedback(ctx, th.ID); return err }},
 	}
-	for _, c := range calls {
-		err := c.call()
-		switch {
-		case err == nil:
-			t.Errorf("%s with a canceled context succeeded, want an error", c.name)
-		case !errors.Is(err, context.Canceled):
-			t.Logf("%s with a canceled context: %v (does not wrap context.Canceled)", c.name, err)
-		}
-	}
+	wantCanceled(t, calls)
 	wantFeedback(t, fs, th.ID, "after calls with a canceled context", f)
 }

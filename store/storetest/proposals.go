@@ -801,10 +801,7 @@ func testProposalCanceledContext(t *testing.T, s store.Store) {
 	cancel()
 
 	fresh := newProposal(th.ID, "user-1", 2, 30)
-	calls := []struct {
-		name string
-		call func() error
-	}{
+	calls := []namedCall{
 		{"CreateProposal", func() error { return s.CreateProposal(ctx, &fresh) }},
 		{"GetProposal", func() error { _, err := s.GetProposal(ctx, p.Token); return err }},
 		{"DecideProposal", func() error {
@@ -815,15 +812,7 @@ func testProposalCanceledContext(t *testing.T, s store.Store) {
 		{"ListProposals", func() error { _, err := s.ListProposals(ctx, th.ID); return err }},
 		{"ExpireProposals", func() error { _, err := s.ExpireProposals(ctx, at(10)); return err }},
 	}
-	for _, c := range calls {
-		err := c.call()
-		switch {
-		case err == nil:
-			t.Errorf("%s with a canceled context succeeded, want an error", c.name)
-		case !errors.Is(err, context.Canceled):
-			t.Logf("%s with a canceled context: %v (does not wrap context.Canceled)", c.name, err)
-		}
-	}
+	wantCanceled(t, calls)
 
 	_, err = s.GetProposal(t.Context(), fresh.Token)
 	wantErr(t, err, store.ErrNotFound, "GetProposal of the proposal created with a canceled context")
