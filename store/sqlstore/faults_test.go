@@ -331,19 +331,7 @@ func TestPostgresEscapesTextAndRefusesNULInKeys(t *testing.T) {
 // gap-free Seqs.
 func TestConcurrentAppendTurnAcrossInstances(t *testing.T) {
 	const perStore, goroutines = 3, 16
-	for _, c := range []struct {
-		name string
-		open func(t *testing.T) func() *sql.DB
-	}{
-		{"SQLiteFile", func(t *testing.T) func() *sql.DB {
-			path := filepath.Join(t.TempDir(), "shared.db")
-			return func() *sql.DB { return openSQLite(t, sqltest.SQLiteDSN(path)) }
-		}},
-		{"Postgres", func(t *testing.T) func() *sql.DB {
-			dsn := sqltest.PostgresDSN(t)
-			return func() *sql.DB { return sqltest.OpenPostgres(t, dsn) }
-		}},
-	} {
+	for _, c := range sharedBackends {
 		t.Run(c.name, func(t *testing.T) {
 			open := c.open(t)
 			a := migrated(t, open())

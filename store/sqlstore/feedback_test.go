@@ -114,19 +114,7 @@ func testFeedbackFollowsItsThread(t *testing.T, db *sql.DB) {
 // concurrent sets of one (message, user) through both leave one row.
 func TestSetFeedbackAcrossInstances(t *testing.T) {
 	const writers = 32
-	for _, c := range []struct {
-		name string
-		open func(t *testing.T) func() *sql.DB
-	}{
-		{"SQLiteFile", func(t *testing.T) func() *sql.DB {
-			path := filepath.Join(t.TempDir(), "shared.db")
-			return func() *sql.DB { return openSQLite(t, sqltest.SQLiteDSN(path)) }
-		}},
-		{"Postgres", func(t *testing.T) func() *sql.DB {
-			dsn := sqltest.PostgresDSN(t)
-			return func() *sql.DB { return sqltest.OpenPostgres(t, dsn) }
-		}},
-	} {
+	for _, c := range sharedBackends {
 		t.Run(c.name, func(t *testing.T) {
 			open := c.open(t)
 			db := open()

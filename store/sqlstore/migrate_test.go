@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlstore"
 )
@@ -43,19 +41,7 @@ func TestMigrateTwiceIsANoOp(t *testing.T) {
 // migrations must be applied exactly once.
 func TestConcurrentMigrateFromSeparatePools(t *testing.T) {
 	const n = 4
-	for _, c := range []struct {
-		name string
-		open func(t *testing.T) func() *sql.DB // returns an opener of pools on one database
-	}{
-		{"SQLiteFile", func(t *testing.T) func() *sql.DB {
-			path := filepath.Join(t.TempDir(), "shared.db")
-			return func() *sql.DB { return openSQLite(t, sqltest.SQLiteDSN(path)) }
-		}},
-		{"Postgres", func(t *testing.T) func() *sql.DB {
-			dsn := sqltest.PostgresDSN(t)
-			return func() *sql.DB { return sqltest.OpenPostgres(t, dsn) }
-		}},
-	} {
+	for _, c := range sharedBackends {
 		t.Run(c.name, func(t *testing.T) {
 			open := c.open(t)
 			stores := make([]*sqlstore.Store, n)

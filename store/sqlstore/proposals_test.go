@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlstore"
 )
@@ -108,19 +107,7 @@ func TestDeleteThreadsOlderThanTakesProposals(t *testing.T) {
 // token spread over both still have exactly one winner.
 func TestDecideProposalAcrossInstances(t *testing.T) {
 	const deciders = 32
-	for _, c := range []struct {
-		name string
-		open func(t *testing.T) func() *sql.DB
-	}{
-		{"SQLiteFile", func(t *testing.T) func() *sql.DB {
-			path := filepath.Join(t.TempDir(), "shared.db")
-			return func() *sql.DB { return openSQLite(t, sqltest.SQLiteDSN(path)) }
-		}},
-		{"Postgres", func(t *testing.T) func() *sql.DB {
-			dsn := sqltest.PostgresDSN(t)
-			return func() *sql.DB { return sqltest.OpenPostgres(t, dsn) }
-		}},
-	} {
+	for _, c := range sharedBackends {
 		t.Run(c.name, func(t *testing.T) {
 			open := c.open(t)
 			stores := []*sqlstore.Store{migrated(t, open()), migrated(t, open())}

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"database/sql"
+	"path/filepath"
 	"testing"
 
 	"github.com/parleyhq/parley/internal/sqltest"
@@ -20,6 +21,24 @@ var backends = []struct {
 	{"SQLiteFile", sqltest.SQLiteFile},
 	{"SQLiteMemory", sqltest.SQLiteMemory},
 	{"Postgres", sqltest.Postgres},
+}
+
+// sharedBackends are the databases the multi-instance tests run against.
+// Each open returns an opener of new pools on one database of its own, so
+// Stores over those pools stand for app instances sharing it. Postgres is
+// skipped without PARLEY_TEST_POSTGRES_DSN.
+var sharedBackends = []struct {
+	name string
+	open func(t *testing.T) func() *sql.DB
+}{
+	{"SQLiteFile", func(t *testing.T) func() *sql.DB {
+		path := filepath.Join(t.TempDir(), "shared.db")
+		return func() *sql.DB { return openSQLite(t, sqltest.SQLiteDSN(path)) }
+	}},
+	{"Postgres", func(t *testing.T) func() *sql.DB {
+		dsn := sqltest.PostgresDSN(t)
+		return func() *sql.DB { return sqltest.OpenPostgres(t, dsn) }
+	}},
 }
 
 // migrated returns a migrated Store over db.
