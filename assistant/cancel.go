@@ -33,14 +33,9 @@ func (e *Engine) Cancel(ctx context.Context, u parley.User, threadID string) err
 		return e.storeErr("request cancel", err)
 	}
 	// A turn running here has stored its partial reply, cancelled, by the
-	// time Cancel returns, so a reload right after Stop shows it.
-	for _, stopped := range e.live.stop(threadID, errCancelRequested) {
-		select {
-		case <-stopped:
-		case <-ctx.Done():
-			return nil // the cancel itself is recorded
-		}
-	}
+	// time Cancel returns, so a reload right after Stop shows it. If ctx
+	// ends first, the cancel itself is still recorded.
+	_ = e.live.stopWait(ctx, threadID, errCancelRequested)
 	return nil
 }
 
@@ -170,6 +165,19 @@ func (l *liveTurns) remove(t *turn) {
 	if len(l.turns[t.thread.ID]) == 0 {
 		delete(l.turns, t.thread.ID)
 	}
+}
+
+// stopWait stops every running turn of the thread and waits until each
+// has stored its stopped reply, or ctx ends.
+func (l *liveTurns) stopWait(ctx context.Context, threadID string, cause error) error {
+	for _, stored := range l.stop(threadID, cause) {
+		select {
+		case <-stored:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // stop stops every running turn of the thread and returns, for each, a

@@ -175,14 +175,14 @@ func (c *Config) validate() error {
 	}
 	if set, ok := c.Tools.(*tools.Set); ok && set == nil {
 		errs = append(errs, errors.New("Tools is a nil *tools.Set (was an error from tools.NewSet dropped?)"))
-	} else if c.Tools != nil {
-		for _, name := range []string{SearchToolsName, AskUserName} {
-			if _, ok := c.Tools.Lookup(name); ok {
-				errs = append(errs, fmt.Errorf("the tool name %q is reserved for the Engine", name))
+	} else {
+		if c.Tools != nil {
+			for _, name := range []string{SearchToolsName, AskUserName} {
+				if _, ok := c.Tools.Lookup(name); ok {
+					errs = append(errs, fmt.Errorf("the tool name %q is reserved for the Engine", name))
+				}
 			}
 		}
-	}
-	if set, ok := c.Tools.(*tools.Set); !ok || set != nil {
 		errs = append(errs, checkGrants(c.Authorizer, c.Tools)...)
 	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||

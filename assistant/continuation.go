@@ -40,9 +40,7 @@ func (e *Engine) validateRequest(req *Request) error {
 			conts++
 		}
 	}
-	invalid := func(msg string) error {
-		return &Error{Code: CodeInvalidRequest, Op: "validate", Err: errors.New(msg), Message: "The request is not valid: " + msg + "."}
-	}
+	invalid := func(what string) error { return invalidRequest("validate", what) }
 	switch {
 	case conts > 1:
 		return invalid("send a decision, tool results or form answers, not several")

@@ -18,13 +18,6 @@
 // TurnTimeout stop a turn: the stream ends at once and the partial reply is
 // stored with its final status; the model's stream is drained for usage.
 //
-// In the code a turn is a few named parts, each declared in the file that
-// changes it: actor (who and where; the steps every tool call takes), conn
-// (the model connection), in (the screened input), prompt, tools (the
-// toolbox), cont (what the last turn left waiting), out (the transcript),
-// writes and stop. begin runs admit, reserve, screen and write in order;
-// the worker runs the loop and persists.
-//
 // # Threads and feedback
 //
 // Threads lists a user's threads; Thread reads one (another user's read is

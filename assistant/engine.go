@@ -8,7 +8,6 @@ import (
 	"iter"
 	"strings"
 	"sync/atomic"
-	"unicode/utf8"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -139,6 +138,11 @@ func (e *Engine) errorBlock(err error) blocks.Block {
 		e.cfg.Logger.Info("assistant: turn refused", "code", string(code), "err", err)
 	}
 	return e.errorBlockQuiet(err)
+}
+
+// errorBlockQuiet is errorBlock without logging, for the stored copy.
+func (e *Engine) errorBlockQuiet(err error) blocks.Block {
+	return blocks.Block{Kind: blocks.Error, ErrorCode: string(Code(err)), Content: userMessage(err)}
 }
 
 // userMessage is what a user may read about err.
@@ -312,11 +316,11 @@ const MaxTitleBytes = 200
 // empty title is CodeInvalidRequest; only the owner may rename a thread.
 func (e *Engine) RenameThread(ctx context.Context, u parley.User, id, title string) (store.Thread, error) {
 	if strings.IndexByte(title, 0) >= 0 {
-		return store.Thread{}, &Error{Code: CodeInvalidRequest, Op: "rename thread", Message: "The request is not valid: title contains a NUL character."}
+		return store.Thread{}, invalidRequest("rename thread", "title contains a NUL character")
 	}
 	title = plainLine(strings.ToValidUTF8(title, "\uFFFD"), MaxTitleBytes)
 	if title == "" {
-		return store.Thread{}, &Error{Code: CodeInvalidRequest, Op: "rename thread", Message: "The request is not valid: title is empty."}
+		return store.Thread{}, invalidRequest("rename thread", "title is empty")
 	}
 	t, err := e.thread(ctx, u, id, WriteThread)
 	if err != nil {
@@ -344,12 +348,8 @@ func (e *Engine) DeleteThread(ctx context.Context, u parley.User, id string) err
 	}
 	// A turn running here stops and stores what it has before the rows go;
 	// on other instances, their next poll finds the thread gone.
-	for _, stopped := range e.live.stop(id, errThreadDeleted) {
-		select {
-		case <-stopped:
-		case <-ctx.Done():
-			return wrap(CodeInternal, "delete thread", ctx.Err())
-		}
+	if err := e.live.stopWait(ctx, id, errThreadDeleted); err != nil {
+		return wrap(CodeInternal, "delete thread", err)
 	}
 	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
 		return e.storeErr("delete thread", err)
@@ -384,7 +384,7 @@ func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind Acti
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return store.Thread{}, err
 	}
-	if id == "" || len(id) > 128 || !utf8.ValidString(id) || strings.IndexByte(id, 0) >= 0 {
+	if !validID(id) {
 		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
 	}
 	t, err := e.cfg.Store.GetThread(ctx, id)

@@ -3,6 +3,8 @@ package assistant
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 // ErrorCode is the stable, user-safe classification of a failure. It is what
@@ -139,3 +141,15 @@ func Code(err error) ErrorCode {
 }
 
 func wrap(code ErrorCode, op string, err error) *Error { return &Error{Code: code, Op: op, Err: err} }
+
+// invalidRequest is CodeInvalidRequest with what is wrong, which is safe to
+// show: it names a field, never echoes input.
+func invalidRequest(op, what string) *Error {
+	return &Error{Code: CodeInvalidRequest, Op: op, Err: errors.New(what), Message: "The request is not valid: " + what + "."}
+}
+
+// validID reports whether id can name a stored row: not empty, at most 128
+// bytes, valid UTF-8 and free of NUL. Anything else is simply not found.
+func validID(id string) bool {
+	return id != "" && len(id) <= 128 && utf8.ValidString(id) && strings.IndexByte(id, 0) < 0
+}

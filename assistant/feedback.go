@@ -34,9 +34,7 @@ type FeedbackInput struct {
 // comment. A message that is not an assistant message of that thread is
 // CodeNotFound, as is a store without feedback (store.FeedbackStore).
 func (e *Engine) SetFeedback(ctx context.Context, u parley.User, threadID, messageID string, in FeedbackInput) (store.Feedback, error) {
-	invalid := func(msg string) error {
-		return &Error{Code: CodeInvalidRequest, Op: "set feedback", Err: errors.New(msg), Message: "The request is not valid: " + msg + "."}
-	}
+	invalid := func(what string) error { return invalidRequest("set feedback", what) }
 	comment := strings.TrimSpace(strings.ToValidUTF8(in.Comment, "\uFFFD"))
 	switch {
 	case in.Rating != store.RatingUp && in.Rating != store.RatingDown:
@@ -108,7 +106,7 @@ func (e *Engine) feedbackTarget(ctx context.Context, u parley.User, threadID, me
 		return nil, store.Message{}, err
 	}
 	notFound := &Error{Code: CodeNotFound, Op: "feedback", Err: store.ErrNotFound, Message: "That message does not exist."}
-	if messageID == "" || len(messageID) > 128 || strings.IndexByte(messageID, 0) >= 0 {
+	if !validID(messageID) {
 		return nil, store.Message{}, notFound
 	}
 	m, err := e.cfg.Store.GetMessage(ctx, messageID)

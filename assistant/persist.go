@@ -4,16 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
-// The reply is written three ways, serialized by turn.writeMu so a later
+// The reply is written three ways, serialized by turn.writes.mu so a later
 // write never lands before an earlier one:
 //
 //   - checkpoint: the heartbeat, and once at the first block, status
@@ -30,10 +31,9 @@ import (
 // persist, the last, and first asks the heartbeat for a checkpoint at the
 // turn's first block.
 type replyWrites struct {
-	mu        sync.Mutex
-	done      bool
-	first     chan struct{} // signalled once, at the first block kept
-	firstKept atomic.Bool
+	mu    sync.Mutex
+	done  bool
+	first chan struct{} // signalled once, at the first block kept
 }
 
 // notSavedMessage is shown when the reply could not be written: the user
@@ -48,13 +48,8 @@ func (t *turn) persist(ctx context.Context) {
 	defer cancel()
 	t.writes.mu.Lock()
 	defer t.writes.mu.Unlock()
-	m := t.snapshot()
+	m := t.final(t.out.err)
 	m.InputTokens, m.OutputTokens = t.out.usage.InputTokens, t.out.usage.OutputTokens
-	m.Status = t.status(t.out.err)
-	if t.out.err != nil {
-		// The stored transcript ends with the same error block that streamed.
-		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(t.out.err))
-	}
 	if msgs := persistable(t.out.msgs, t.out.invalid); len(msgs) > 0 {
 		raw, err := json.Marshal(storable(msgs))
 		if err != nil {
@@ -90,10 +85,8 @@ func (t *turn) stopWrite() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
-	err := t.stopErr()
-	m := t.snapshot()
-	m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(err))
-	m.Status, m.UpdatedAt = t.status(err), t.e.cfg.Now()
+	m := t.final(t.stopErr())
+	m.UpdatedAt = t.e.cfg.Now()
 	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && !errors.Is(err, store.ErrNotFound) {
 		t.e.cfg.Logger.Warn("assistant: store a stopped reply (the final write follows)", "thread", t.thread.ID, "err", err)
 	}
@@ -118,6 +111,17 @@ func (t *turn) checkpoint(ctx context.Context) {
 func (t *turn) snapshot() store.Message {
 	m := t.reply
 	m.Blocks = t.out.storedBlocks()
+	return m
+}
+
+// final is the reply as it ends with err (nil: complete): the blocks so far,
+// closed by the same error block that streamed, and the status.
+func (t *turn) final(err error) store.Message {
+	m := t.snapshot()
+	m.Status = t.status(err)
+	if err != nil {
+		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(err))
+	}
 	return m
 }
 
@@ -203,4 +207,27 @@ func retry(ctx context.Context, op func() error) error {
 		}
 		wait = min(2*wait, time.Second)
 	}
+}
+
+// storable returns msgs ready to encode: a tool call whose arguments are not
+// valid JSON (the model's mistake, already answered with INVALID_ARGS) keeps
+// its text as a JSON string, so one bad call cannot lose the turn's history.
+func storable(msgs []providers.Message) []providers.Message {
+	out := msgs
+	for i, m := range msgs {
+		for j, c := range m.ToolCalls {
+			if len(c.Args) == 0 || json.Valid(c.Args) {
+				continue
+			}
+			if &out[0] == &msgs[0] {
+				out = slices.Clone(msgs)
+			}
+			if &out[i].ToolCalls[0] == &msgs[i].ToolCalls[0] {
+				out[i].ToolCalls = slices.Clone(m.ToolCalls)
+			}
+			quoted, _ := json.Marshal(string(c.Args))
+			out[i].ToolCalls[j].Args = quoted
+		}
+	}
+	return out
 }

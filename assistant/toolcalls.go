@@ -18,7 +18,6 @@ import (
 	"github.com/parleyhq/parley/tools"
 )
 
-// offeredTool is a tool this turn may offer to the model.
 // call is what a round decided for one tool call and what it got.
 type call struct {
 	target   offeredTool
@@ -57,6 +56,7 @@ type toolbox struct {
 	autonomous bool            // Mutate and Destructive tools run without proposals
 }
 
+// offeredTool is a tool this turn may offer to the model.
 type offeredTool struct {
 	spec tools.Spec
 	tool tools.BaseTool

@@ -2,23 +2,26 @@ package assistant
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/guard"
-	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
-// turn is the state of one Stream call, from validation to the final write.
+// turn is the state of one Stream call, from validation to the final write,
+// as a few named parts: actor (who and where; the steps every tool call
+// takes), conn (the model connection), in (the screened input: admit fills
+// it, screen scans it), prompt, tools, cont (what the last turn left
+// waiting), out (the transcript), writes and stop. begin runs admit,
+// reserve, screen and write in order; the worker runs the loop, then
+// persist and settle.
 type turn struct {
 	actor       // the Engine, the user and the thread
 	conn  *conn // the model connection and its limits
@@ -265,8 +268,10 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
+	firstKept := false
 	keep := func(b blocks.Block) {
-		if !t.writes.firstKept.Swap(true) {
+		if !firstKept { // keep runs on the worker goroutine only
+			firstKept = true
 			t.writes.first <- struct{}{} // buffered; watch checkpoints
 		}
 		t.out.add(b)
@@ -322,32 +327,4 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID,
 		InputTokens: t.out.usage.InputTokens, OutputTokens: t.out.usage.OutputTokens, Finish: t.out.finish,
 	}})
-}
-
-// errorBlockQuiet is errorBlock without logging, for the stored copy.
-func (e *Engine) errorBlockQuiet(err error) blocks.Block {
-	return blocks.Block{Kind: blocks.Error, ErrorCode: string(Code(err)), Content: userMessage(err)}
-}
-
-// storable returns msgs ready to encode: a tool call whose arguments are not
-// valid JSON (the model's mistake, already answered with INVALID_ARGS) keeps
-// its text as a JSON string, so one bad call cannot lose the turn's history.
-func storable(msgs []providers.Message) []providers.Message {
-	out := msgs
-	for i, m := range msgs {
-		for j, c := range m.ToolCalls {
-			if len(c.Args) == 0 || json.Valid(c.Args) {
-				continue
-			}
-			if &out[0] == &msgs[0] {
-				out = slices.Clone(msgs)
-			}
-			if &out[i].ToolCalls[0] == &msgs[i].ToolCalls[0] {
-				out[i].ToolCalls = slices.Clone(m.ToolCalls)
-			}
-			quoted, _ := json.Marshal(string(c.Args))
-			out[i].ToolCalls[j].Args = quoted
-		}
-	}
-	return out
 }
