@@ -38,7 +38,7 @@ type cityArgs struct {
 	City string `json:"city"`
 }
 
-func newHarness(t *testing.T, p providers.Provider, mod ...func(*assistant.Config)) *harness {
+func newHarness(t testing.TB, p providers.Provider, mod ...func(*assistant.Config)) *harness {
 	t.Helper()
 	h := &harness{store: memstore.New(), runs: map[string]*atomic.Int64{}}
 	counter := func(name string) *atomic.Int64 {

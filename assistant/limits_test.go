@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 )
@@ -78,7 +81,7 @@ func TestNULInRequestFieldsIsInvalid(t *testing.T) {
 func BenchmarkOversizedPageContext(b *testing.B) {
 	p := fake.New()
 	p.SetDefault(fake.Turn{fake.Text("ok")})
-	h := newHarness(&testing.T{}, p)
+	h := newHarness(b, p)
 	pc := strings.Repeat("All quiet on the notes page today. ", (1<<20)/35)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -134,5 +137,40 @@ func TestExecuteRefusesOversizedArgumentsFirst(t *testing.T) {
 	}
 	if _, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "get_weather", Args: json.RawMessage(`{"city":"Oslo"}`)}); err != nil {
 		t.Errorf("a small call: %v", err)
+	}
+}
+
+// The quota is checked before the guard scans anything: a user out of
+// allowance costs no scan, and a scan sees a page context already cut.
+func TestQuotaRefusalComesBeforeTheGuardScans(t *testing.T) {
+	var scans atomic.Int32
+	var longest atomic.Int64
+	g, err := guard.New(guard.Config{Detectors: []guard.Detector{guard.DetectorFunc(func(_ context.Context, text string) ([]guard.Finding, error) {
+		scans.Add(1)
+		if n := int64(len(text)); n > longest.Load() {
+			longest.Store(n)
+		}
+		return nil, nil
+	})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newLedger(t, 100)
+	h0, _ := l.Reserve(context.Background(), "alice", 100, time.Now())
+	_ = l.Settle(context.Background(), h0, 100) // the day's allowance is used
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Text("ok")})
+	h := newHarness(t, p, func(c *assistant.Config) { c.Guard, c.Ledger = g, l })
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "hi", PageContext: "details"}); !errors.Is(err, assistant.ErrQuotaExceeded) {
+		t.Fatalf("err = %v, want ErrQuotaExceeded", err)
+	}
+	if n := scans.Load(); n != 0 {
+		t.Errorf("the guard scanned %d texts for a user out of allowance", n)
+	}
+	if _, _, err := h.collect(t, bob, assistant.Request{Message: "hi", PageContext: strings.Repeat("p", 64<<10)}); err != nil {
+		t.Fatal(err)
+	}
+	if scans.Load() == 0 || longest.Load() > assistant.DefaultMaxPageContextBytes {
+		t.Errorf("%d scans, the longest %d bytes: want scans of at most the %d-byte cut", scans.Load(), longest.Load(), assistant.DefaultMaxPageContextBytes)
 	}
 }

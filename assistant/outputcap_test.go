@@ -12,14 +12,17 @@ import (
 	"github.com/parleyhq/parley/store"
 )
 
-// endless is a provider that never stops writing: text, or one tool call
-// after another, until its consumer stops reading.
-type endless struct{ calls bool }
+// endless is a provider that never stops writing: text, reasoning, or one
+// tool call after another, until its consumer stops reading.
+type endless struct{ calls, reasoning bool }
 
 func (p endless) Stream(ctx context.Context, _ *providers.Request) iter.Seq2[providers.Event, error] {
 	return func(yield func(providers.Event, error) bool) {
 		for i := 0; ctx.Err() == nil; i++ {
 			ev := providers.Event{Kind: providers.TextDelta, Text: "all work and no play makes a long reply. "}
+			if p.reasoning {
+				ev = providers.Event{Kind: providers.ReasoningDelta, Text: "let me think about this some more. "}
+			}
 			if p.calls {
 				ev = providers.Event{Kind: providers.ToolCallEvent, ToolCall: providers.ToolCall{
 					ID: "c" + strings.Repeat("x", i%7), Name: "get_weather", Args: []byte(`{"city":"` + strings.Repeat("a", 512) + `"}`)}}
@@ -36,7 +39,7 @@ func (p endless) Stream(ctx context.Context, _ *providers.Request) iter.Seq2[pro
 // the user is told it was cut off.
 func TestEndlessModelOutputIsCutAtTheTurnCap(t *testing.T) {
 	const capBytes = 64 << 10
-	for name, p := range map[string]endless{"text": {}, "tool calls": {calls: true}} {
+	for name, p := range map[string]endless{"text": {}, "tool calls": {calls: true}, "reasoning": {reasoning: true}} {
 		t.Run(name, func(t *testing.T) {
 			h := newHarness(t, p, func(c *assistant.Config) { c.MaxTurnOutputBytes = capBytes })
 			reply, bs, err := h.collect(t, alice, assistant.Request{Message: "write forever"})
@@ -60,10 +63,8 @@ func TestEndlessModelOutputIsCutAtTheTurnCap(t *testing.T) {
 				t.Errorf("stored status %q, want complete", m.Status)
 			}
 			stored := 0
-			for _, b := range m.Blocks {
-				if b.Kind == blocks.Markdown {
-					stored += len(b.Content)
-				}
+			for _, b := range find(m.Blocks, blocks.Markdown) {
+				stored += len(b.Content)
 			}
 			if stored != len(reply.Text) {
 				t.Errorf("stored %d bytes of text, streamed %d", stored, len(reply.Text))
@@ -93,7 +94,7 @@ func TestTurnOutputTokenCap(t *testing.T) {
 // BenchmarkEndlessModel is one turn against a model that never stops, cut
 // at the default cap: B/op is what such a turn costs, and stays flat.
 func BenchmarkEndlessModel(b *testing.B) {
-	h := newHarness(&testing.T{}, endless{})
+	h := newHarness(b, endless{})
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := assistant.Collect(h.eng.Stream(context.Background(), alice, assistant.Request{Message: "go"})); err != nil {

@@ -53,7 +53,7 @@ func TestDeleteThreadWhileATurnRunsIsQuiet(t *testing.T) {
 	h := newHarness(t, fake.New(slowTurn()), func(c *assistant.Config) {
 		c.Logger = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	meta, rest := startTurnH(t, h, assistant.Request{Message: "x"})
+	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
 	if err := h.eng.DeleteThread(context.Background(), alice, meta.ThreadID); err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,6 @@ func TestDeleteThreadWhileATurnRunsIsQuiet(t *testing.T) {
 	if last.Kind != blocks.Error || last.Content != "This conversation was deleted." {
 		t.Errorf("the stream ended with %+v, want the conversation-deleted block", last)
 	}
-}
-
-func startTurnH(t *testing.T, h *harness, req assistant.Request) (struct{ ThreadID string }, <-chan []blocks.Block) {
-	t.Helper()
-	m, r := startTurn(t, h.eng, req)
-	out := make(chan []blocks.Block, 1)
-	go func() { out <- <-r }()
-	return struct{ ThreadID string }{m.ThreadID}, out
 }
 
 // The comment's limit holds after invalid UTF-8 is replaced, which can
