@@ -118,32 +118,40 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{eng: eng, cfg: cfg, mux: http.NewServeMux()}
-	h.mux.HandleFunc("POST /api/chat/stream", h.jsonBody(h.authed(h.stream)))
-	h.mux.HandleFunc("GET /api/chat/threads", h.authed(h.listThreads))
-	h.mux.HandleFunc("GET /api/chat/threads/{id}", h.authed(h.getThread))
-	h.mux.HandleFunc("PATCH /api/chat/threads/{id}", h.jsonBody(h.authed(h.renameThread)))
-	h.mux.HandleFunc("DELETE /api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread)))
-	h.mux.HandleFunc("POST /api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn)))
-	h.mux.HandleFunc("PUT /api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.setFeedback)))
-	h.mux.HandleFunc("DELETE /api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.deleteFeedback)))
-	h.mux.HandleFunc("GET /api/chat/tools", h.authed(h.listTools))
-	h.mux.HandleFunc("POST /api/chat/tools/{name}/execute", h.jsonBody(h.authed(h.executeTool)))
-	h.mux.HandleFunc("GET /api/chat/quota", h.authed(h.getUsage))
-	h.mux.HandleFunc("GET /api/chat/quota/{user_id}", h.authed(h.getUsage))
-	h.mux.HandleFunc("PUT /api/chat/quota/{user_id}", h.jsonBody(h.authed(h.setLimits)))
+	routes := []struct {
+		method, path string
+		h            http.HandlerFunc
+	}{
+		{"POST", "/api/chat/stream", h.jsonBody(h.authed(h.stream))},
+		{"GET", "/api/chat/threads", h.authed(h.listThreads)},
+		{"GET", "/api/chat/threads/{id}", h.authed(h.getThread)},
+		{"PATCH", "/api/chat/threads/{id}", h.jsonBody(h.authed(h.renameThread))},
+		{"DELETE", "/api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread))},
+		{"POST", "/api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn))},
+		{"PUT", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.setFeedback))},
+		{"DELETE", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.deleteFeedback))},
+		{"GET", "/api/chat/tools", h.authed(h.listTools)},
+		{"POST", "/api/chat/tools/{name}/execute", h.jsonBody(h.authed(h.executeTool))},
+		{"GET", "/api/chat/quota", h.authed(h.getUsage)},
+		{"GET", "/api/chat/quota/{user_id}", h.authed(h.getUsage)},
+		{"PUT", "/api/chat/quota/{user_id}", h.jsonBody(h.authed(h.setLimits))},
+	}
+	// Each path's Allow header lists its methods in the order above.
+	var paths []string
+	allowed := map[string]string{}
+	for _, rt := range routes {
+		h.mux.HandleFunc(rt.method+" "+rt.path, rt.h)
+		if a, ok := allowed[rt.path]; ok {
+			allowed[rt.path] = a + ", " + rt.method
+		} else {
+			paths = append(paths, rt.path)
+			allowed[rt.path] = rt.method
+		}
+	}
 	// The mux's own 404 and 405 answers are plain text; these keep every
 	// error in the JSON shape. A method-less pattern loses to the routes above.
-	for path, allow := range map[string]string{
-		"/api/chat/stream":                                      "POST",
-		"/api/chat/threads":                                     "GET",
-		"/api/chat/threads/{id}":                                "GET, PATCH, DELETE",
-		"/api/chat/threads/{id}/cancel":                         "POST",
-		"/api/chat/threads/{id}/messages/{message_id}/feedback": "PUT, DELETE",
-		"/api/chat/tools":                                       "GET",
-		"/api/chat/tools/{name}/execute":                        "POST",
-		"/api/chat/quota":                                       "GET",
-		"/api/chat/quota/{user_id}":                             "GET, PUT",
-	} {
+	for _, path := range paths {
+		allow := allowed[path]
 		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			h.writeErrorStatus(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "This method is not allowed here.")
