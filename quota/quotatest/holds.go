@@ -47,9 +47,7 @@ func testHeldCounts(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}})
 	now := ts("2026-05-05T10:00:00Z")
 	l.reserve("u", 60, now)
-	if h := l.reserve("u", 50, now); h.Estimate != 40 {
-		t.Errorf("Reserve(50) with 60 of 100 held holds %d, want the 40 left", h.Estimate)
-	}
+	wantHold(t, l.reserve("u", 50, now), 50, 40) // 60 of 100 held: the 40 left
 	wantNums(t, l.usage("u", now), nums{0, 100, 100}, nums{0, 100, -1}, nums{0, 100, -1})
 	if ee := l.refused("u", 1, now); ee.Held != 100 || ee.Used != 0 {
 		t.Errorf("ExceededError = %+v, want held 100, used 0", *ee)

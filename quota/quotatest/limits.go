@@ -89,25 +89,19 @@ func testDefaultsApply(t *testing.T, open func(quota.Policy) *ledger) {
 func testAdmittedWhileAllowanceLeft(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}})
 	now := ts("2026-05-05T10:00:00Z")
-	wantHold := func(h quota.Hold, want int64) {
-		t.Helper()
-		if h.Estimate != want {
-			t.Errorf("hold of %d, want %d", h.Estimate, want)
-		}
-	}
 	h := l.reserve("u", 100, now) // the whole estimate fits exactly
-	wantHold(h, 100)
+	wantHold(t, h, 100, 100)
 	l.release(h)
 	h = l.reserve("u", 101, now) // one more is capped, not refused
-	wantHold(h, 100)
+	wantHold(t, h, 101, 100)
 	l.release(h)
 	l.charge("u", 40, now)
-	wantHold(l.reserve("u", 59, now), 59)
-	wantHold(l.reserve("u", 2, now), 1) // used + held == 99: one token left
+	wantHold(t, l.reserve("u", 59, now), 59, 59)
+	wantHold(t, l.reserve("u", 2, now), 2, 1) // used + held == 99: one token left
 	wantNums(t, l.usage("u", now), nums{40, 60, 100}, nums{40, 60, -1}, nums{40, 60, -1})
 	l.refused("u", 1, now)     // used + held == limit
 	h = l.reserve("u", 0, now) // a zero estimate is admitted at the limit
-	wantHold(h, 0)
+	wantHold(t, h, 0, 0)
 	l.release(h)
 }
 
@@ -176,9 +170,7 @@ func testRefusedHoldsNothing(t *testing.T, open func(quota.Policy) *ledger) {
 	}
 	wantNums(t, l.usage("u", now), nums{70, 30, -1}, nums{70, 30, 100}, nums{70, 30, -1})
 	l.release(h)
-	if h := l.reserve("u", 71, now); h.Estimate != 30 {
-		t.Errorf("after the refusals and a release, Reserve(71) holds %d, want the 30 left", h.Estimate)
-	}
+	wantHold(t, l.reserve("u", 71, now), 71, 30) // after the refusals and a release: the 30 left
 }
 
 func testOverrideReplacesDefault(t *testing.T, open func(quota.Policy) *ledger) {
@@ -218,15 +210,11 @@ func testOverrideFallsBack(t *testing.T, open func(quota.Policy) *ledger) {
 	l.setLimits("u", quota.Limits{Daily: lim(7)})
 	wantNums(t, l.usage("u", now), nums{0, 0, 7}, nums{0, 0, 500}, nums{0, 0, 1000})
 	h := l.reserve("u", 8, now)
-	if h.Estimate != 7 {
-		t.Errorf("Reserve(8) under a daily override of 7 holds %d, want 7", h.Estimate)
-	}
+	wantHold(t, h, 8, 7) // under a daily override of 7
 	l.release(h)
 	l.setLimits("u", quota.Limits{})
 	wantNums(t, l.usage("u", now), nums{0, 0, 100}, nums{0, 0, 500}, nums{0, 0, 1000})
-	if h := l.reserve("u", 101, now); h.Estimate != 100 {
-		t.Errorf("Reserve(101) after the override was removed holds %d, want the default 100", h.Estimate)
-	}
+	wantHold(t, l.reserve("u", 101, now), 101, 100) // the override is removed: the default 100
 }
 
 func testOverridesPerUser(t *testing.T, open func(quota.Policy) *ledger) {
@@ -245,9 +233,7 @@ func testLimitsCopied(t *testing.T, open func(quota.Policy) *ledger) {
 	daily := int64(10)
 	l.setLimits("u", quota.Limits{Daily: &daily})
 	daily = 1 << 40
-	if h := l.reserve("u", 11, now); h.Estimate != 10 {
-		t.Errorf("Reserve(11) holds %d after the caller changed its variable, want 10", h.Estimate)
-	}
+	wantHold(t, l.reserve("u", 11, now), 11, 10) // the caller's later change to daily is not seen
 	u := l.usage("u", now)
 	if u.Daily.Limit != 10 {
 		t.Errorf("daily limit = %d after the caller changed its variable, want 10", u.Daily.Limit)

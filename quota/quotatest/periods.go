@@ -239,8 +239,6 @@ func testOpenHoldDoesNotCarry(t *testing.T, open func(quota.Policy) *ledger) {
 	l := open(quota.Policy{Defaults: quota.Limits{Daily: lim(100)}})
 	l.reserve("u", 80, ts("2026-03-10T23:59:00Z"))
 	after := ts("2026-03-11T00:01:00Z")
-	if h := l.reserve("u", 80, after); h.Estimate != 80 { // yesterday's hold does not count today
-		t.Errorf("Reserve(80) the next day holds %d, want 80", h.Estimate)
-	}
+	wantHold(t, l.reserve("u", 80, after), 80, 80) // yesterday's hold does not count today
 	wantNums(t, l.usage("u", after), nums{0, 80, 100}, nums{0, 160, -1}, nums{0, 160, -1})
 }
