@@ -8,9 +8,10 @@ import (
 )
 
 // crossOriginProtection is the CSRF check in front of every route: a
-// browser's cross-origin POST, PUT or DELETE (by Sec-Fetch-Site, or an
-// Origin that does not match Host) is refused unless its origin is in
-// Config.TrustedOrigins. GET, HEAD and OPTIONS always pass, as do requests
+// browser's cross-origin request of any method but GET, HEAD and OPTIONS
+// (by Sec-Fetch-Site, or an Origin that does not match Host) is refused
+// unless its origin is in Config.TrustedOrigins. GET, HEAD and OPTIONS
+// always pass, as do requests
 // with neither header: same-origin requests of older browsers and
 // non-browser clients, which carry no ambient cookies to abuse. It panics on
 // a malformed trusted origin, a programming error caught at start-up.

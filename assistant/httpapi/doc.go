@@ -3,13 +3,27 @@
 //
 // # Routes
 //
-//	POST   /api/chat/stream         {"thread_id"?, "message", "page"?, "page_context"?}
+//	POST   /api/chat/stream         one turn (see StreamRequest): {"thread_id"?, "message"?,
+//	                                "page"?, "page_context"?, "decision"?, "tool_results"?,
+//	                                "form"?, "autonomous"?}: a message, a decision on a confirm
+//	                                card, client tool results, or ask_user form answers
 //	                                -> application/x-ndjson, one compact block per line;
 //	                                the first line is a meta block whose "m" carries thread_id
 //	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
-//	GET    /api/chat/threads/{id}   -> {"thread": {...}, "messages": [...]}, blocks in stored form
-//	DELETE /api/chat/threads/{id}   -> 204; archives the thread
+//	GET    /api/chat/threads/{id}   -> {"thread", "messages", "proposals", "waiting", "feedback"}:
+//	                                the transcript in stored block form, the state of its
+//	                                confirm cards ({"token", "tool", "summary", "status",
+//	                                "expires_at"}), what else it waits on ({"form"?,
+//	                                "tool_calls"}: an ask_user form, client calls) and the
+//	                                user's ratings of its answers
+//	PATCH  /api/chat/threads/{id}   {"title"} -> {"thread"}; renames the thread
+//	DELETE /api/chat/threads/{id}   -> 204; archives the thread; ?hard=true deletes it for good
 //	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
+//	PUT    /api/chat/threads/{id}/messages/{message_id}/feedback
+//	                                {"rating": "up"|"down", "category"?, "comment"?}
+//	                                -> {"feedback"}; rates an answer, replacing an earlier rating
+//	DELETE /api/chat/threads/{id}/messages/{message_id}/feedback
+//	                                -> 204; withdraws the rating
 //	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=; each
 //	                                with name, description, category, effect, needs_approval,
 //	                                client_side and input_schema (its arguments' JSON Schema)
@@ -26,7 +40,7 @@
 //
 // # Requests
 //
-// A POST, PUT or DELETE that carries a body must send it as
+// A request that carries a body (POST, PUT, PATCH or DELETE) must send it as
 // Content-Type: application/json (a charset parameter, if any, must be
 // UTF-8); anything else, a form post or text/plain included, is 415
 // unsupported_media_type. A DELETE or a cancel without a body needs no
@@ -38,11 +52,12 @@
 // # Cross-origin protection
 //
 // The Handler runs behind http.CrossOriginProtection: a browser's
-// cross-origin POST, PUT or DELETE (by Sec-Fetch-Site, or an Origin that
-// does not match Host) is 403 forbidden before it is routed, so a host
-// that signs users in with cookies cannot be driven from another site.
-// GET is never blocked; requests with neither header (same-origin requests
-// of older browsers, non-browser clients) pass. Config.TrustedOrigins
+// cross-origin request of any method but GET, HEAD and OPTIONS (by
+// Sec-Fetch-Site, or an Origin that does not match Host) is 403 forbidden
+// before it is routed, so a host that signs users in with cookies cannot be
+// driven from another site. GET, HEAD and OPTIONS are never blocked;
+// requests with neither header (same-origin requests of older browsers,
+// non-browser clients) pass. Config.TrustedOrigins
 // admits a UI served from another origin; Config.DisableCrossOriginProtection
 // is for hosts that apply their own protection in front of the Handler.
 //

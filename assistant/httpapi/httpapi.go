@@ -60,33 +60,15 @@ const (
 )
 
 // Handler serves the chat API under /api/chat/. Mount it at the root of a
-// mux or behind a prefix-preserving router:
+// mux or behind a prefix-preserving router. The package documentation lists
+// its routes, with their requests and answers.
 //
-//	POST   /api/chat/stream         one turn, streamed as NDJSON blocks (see StreamRequest):
-//	                                a message, a decision on a confirm card, client tool
-//	                                results, or ask_user form answers
-//	GET    /api/chat/threads        the user's threads, newest first (?limit, ?before)
-//	GET    /api/chat/threads/{id}   a thread, its transcript in stored block form, the
-//	                                state of its confirm cards ("proposals") and what
-//	                                else it waits on ("waiting": a form, client calls)
-//	PATCH  /api/chat/threads/{id}   rename a thread: {"title"}
-//	DELETE /api/chat/threads/{id}   archive a thread; ?hard=true deletes it for good
-//	POST   /api/chat/threads/{id}/cancel  stop the thread's running turn
-//	PUT    /api/chat/threads/{id}/messages/{message_id}/feedback  rate an answer:
-//	                                {"rating": "up"|"down", "category"?, "comment"?}
-//	DELETE /api/chat/threads/{id}/messages/{message_id}/feedback  withdraw the rating
-//	GET    /api/chat/tools          the tools this user may use (?page)
-//	POST   /api/chat/tools/{name}/execute  run a tool directly, for host UIs
-//	GET    /api/chat/quota          the user's token usage and limits per period
-//	GET    /api/chat/quota/{user}   another user's (ManageQuota)
-//	PUT    /api/chat/quota/{user}   set limit overrides (ManageQuota)
-//
-// A POST, PUT or DELETE that carries a body must send it as
+// A request that carries a body (POST, PUT, PATCH or DELETE) must send it as
 // Content-Type: application/json (415 otherwise), which keeps HTML forms
-// and text/plain posts out. Cross-origin browser requests that change
-// state are refused with 403 by http.CrossOriginProtection unless their
-// origin is in Config.TrustedOrigins; requests without Sec-Fetch-Site or
-// Origin (same-origin and non-browser clients) pass.
+// and text/plain posts out. Cross-origin browser requests of any method but
+// GET, HEAD and OPTIONS are refused with 403 by http.CrossOriginProtection
+// unless their origin is in Config.TrustedOrigins; requests without
+// Sec-Fetch-Site or Origin (same-origin and non-browser clients) pass.
 //
 // The execute route runs what Config.Execute allows without a confirm
 // card, because the user pressed the button themselves. By default

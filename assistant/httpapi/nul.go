@@ -11,8 +11,10 @@ import (
 )
 
 // A U+0000 in a request field is refused with 400 naming the field: some
-// stores (PostgreSQL text) cannot hold it, and the Engine's own refusal
-// could only say the request is not valid.
+// stores (PostgreSQL text) cannot hold it. The Engine refuses one too and
+// names the field in its own terms ("tool result output"); checking here
+// first names it in the wire spelling the client sent, such as
+// tool_results[1].id or form.values.<key>.
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
