@@ -25,14 +25,22 @@ func toFeedbackJSON(f store.Feedback) feedbackJSON {
 		Comment: f.Comment, CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt}
 }
 
+// messagePath returns the thread and message ids of a feedback route's
+// path, or answers 400 and reports false if either holds a U+0000.
+func (h *Handler) messagePath(w http.ResponseWriter, r *http.Request) (thread, msg string, ok bool) {
+	if thread, ok = h.pathValue(w, r, "id"); !ok {
+		return "", "", false
+	}
+	if msg, ok = h.pathValue(w, r, "message_id"); !ok {
+		return "", "", false
+	}
+	return thread, msg, true
+}
+
 // setFeedback takes {"rating": "up"|"down", "category"?, "comment"?} and
 // answers {"feedback"}: the rating as stored, replacing an earlier one.
 func (h *Handler) setFeedback(w http.ResponseWriter, r *http.Request, u parley.User) {
-	thread, ok := h.pathValue(w, r, "id")
-	if !ok {
-		return
-	}
-	msg, ok := h.pathValue(w, r, "message_id")
+	thread, msg, ok := h.messagePath(w, r)
 	if !ok {
 		return
 	}
@@ -55,11 +63,7 @@ func (h *Handler) setFeedback(w http.ResponseWriter, r *http.Request, u parley.U
 }
 
 func (h *Handler) deleteFeedback(w http.ResponseWriter, r *http.Request, u parley.User) {
-	thread, ok := h.pathValue(w, r, "id")
-	if !ok {
-		return
-	}
-	msg, ok := h.pathValue(w, r, "message_id")
+	thread, msg, ok := h.messagePath(w, r)
 	if !ok {
 		return
 	}

@@ -377,6 +377,15 @@ type messageJSON struct {
 	CreatedAt    time.Time      `json:"created_at"`
 }
 
+func toMessageJSON(m store.Message) messageJSON {
+	bs := m.Blocks
+	if bs == nil {
+		bs = []blocks.Block{}
+	}
+	return messageJSON{ID: m.ID, Seq: m.Seq, Role: m.Role, Status: m.Status, Content: m.Content,
+		Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CreatedAt: m.CreatedAt}
+}
+
 func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.User) {
 	opts := store.ListOptions{}
 	q := r.URL.Query()
@@ -420,12 +429,7 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 	}
 	out := make([]messageJSON, len(msgs))
 	for i, m := range msgs {
-		bs := m.Blocks
-		if bs == nil {
-			bs = []blocks.Block{}
-		}
-		out[i] = messageJSON{ID: m.ID, Seq: m.Seq, Role: m.Role, Status: m.Status, Content: m.Content,
-			Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CreatedAt: m.CreatedAt}
+		out[i] = toMessageJSON(m)
 	}
 	ps, err := h.eng.Proposals(r.Context(), u, t.ID)
 	if err != nil {
@@ -434,7 +438,7 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 	}
 	props := make([]proposalJSON, len(ps))
 	for i, p := range ps {
-		props[i] = proposalJSON{Token: p.Token, Tool: p.Tool, Summary: p.Summary, Status: string(p.Status), ExpiresAt: p.ExpiresAt}
+		props[i] = toProposalJSON(p)
 	}
 	wait := assistant.WaitingOn(msgs)
 	waiting := waitingJSON{Form: wait.Form, ToolCalls: wait.ToolCalls}
@@ -468,6 +472,10 @@ type proposalJSON struct {
 	Summary   string    `json:"summary"`
 	Status    string    `json:"status"`
 	ExpiresAt time.Time `json:"expires_at"`
+}
+
+func toProposalJSON(p store.Proposal) proposalJSON {
+	return proposalJSON{Token: p.Token, Tool: p.Tool, Summary: p.Summary, Status: string(p.Status), ExpiresAt: p.ExpiresAt}
 }
 
 func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.User) {
