@@ -8,6 +8,7 @@ import (
 
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/assistant/httpapi"
+	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store/memstore"
 )
@@ -15,8 +16,11 @@ import (
 // The state-changing routes, each with a body it accepts.
 var stateChanging = []struct{ method, path, body string }{
 	{"POST", "/api/chat/stream", `{"message":"hi"}`},
+	{"PATCH", "/api/chat/threads/t1", `{"title":"renamed"}`},
 	{"DELETE", "/api/chat/threads/t1", `{}`},
 	{"POST", "/api/chat/threads/t1/cancel", `{}`},
+	{"PUT", "/api/chat/threads/t1/messages/m1/feedback", `{"rating":"up"}`},
+	{"DELETE", "/api/chat/threads/t1/messages/m1/feedback", `{}`},
 	{"POST", "/api/chat/tools/add_item/execute", `{"args":{"name":"milk"}}`},
 	{"PUT", "/api/chat/quota/alice", `{"daily":5}`},
 }
@@ -48,6 +52,53 @@ func TestBodiesThatAreNotJSONAre415(t *testing.T) {
 		t.Errorf("the tool ran %d times from refused bodies", runs.Load())
 	}
 	h.assertNothingPersisted()
+}
+
+// The thread and feedback writes, refused as cross-origin or as a body that
+// is not JSON, leave an existing thread's title and rating as they were.
+func TestRefusedThreadAndFeedbackWritesChangeNothing(t *testing.T) {
+	h := newHarness(t, fake.New(fake.Turn{fake.Text("ok")}))
+	bs, _ := h.stream("alice", httpapi.StreamRequest{Message: "plan my trip"})
+	thread := threadIDOf(t, bs)
+	var msg string
+	for _, b := range bs {
+		if b.Kind == blocks.Meta && b.Meta.MessageID != "" {
+			msg = b.Meta.MessageID
+		}
+	}
+	rating := "/api/chat/threads/" + thread + "/messages/" + msg + "/feedback"
+	if got := discard(h.do("PUT", rating, "alice", `{"rating":"up"}`)); got != http.StatusOK {
+		t.Fatalf("PUT feedback: %d, want 200", got)
+	}
+	type view struct {
+		Thread struct {
+			Title string `json:"title"`
+		} `json:"thread"`
+		Feedback []struct {
+			Rating string `json:"rating"`
+		} `json:"feedback"`
+	}
+	var before view
+	decodeJSON(t, h.do("GET", "/api/chat/threads/"+thread, "alice", ""), &before)
+	if len(before.Feedback) != 1 {
+		t.Fatalf("feedback before %+v, want one rating", before.Feedback)
+	}
+	writes := []struct{ method, path, body string }{
+		{"PATCH", "/api/chat/threads/" + thread, `{"title":"renamed"}`},
+		{"PUT", rating, `{"rating":"down"}`},
+		{"DELETE", rating, `{}`},
+	}
+	for _, r := range writes {
+		wantError(t, h.send(r.method, r.path, r.body, map[string]string{"X-User": "alice", "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}),
+			http.StatusForbidden, assistant.CodeForbidden)
+		wantError(t, h.send(r.method, r.path, r.body, map[string]string{"X-User": "alice", "Content-Type": "text/plain"}),
+			http.StatusUnsupportedMediaType, "unsupported_media_type")
+	}
+	var after view
+	decodeJSON(t, h.do("GET", "/api/chat/threads/"+thread, "alice", ""), &after)
+	if after.Thread.Title != before.Thread.Title || len(after.Feedback) != 1 || after.Feedback[0].Rating != before.Feedback[0].Rating {
+		t.Errorf("after refused writes: %+v, want %+v", after, before)
+	}
 }
 
 func TestJSONBodiesWithParametersAreAccepted(t *testing.T) {

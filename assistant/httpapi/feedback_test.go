@@ -19,7 +19,7 @@ func TestFeedbackOverHTTP(t *testing.T) {
 	h := newHarness(t, model)
 	bs, _ := h.stream("alice", httpapi.StreamRequest{Message: "hi"})
 	thread := threadIDOf(t, bs)
-	msg := bs[0].Meta.MessageID
+	var msg string
 	for _, b := range bs {
 		if b.Kind == blocks.Meta && b.Meta.MessageID != "" {
 			msg = b.Meta.MessageID
@@ -51,8 +51,8 @@ func TestFeedbackOverHTTP(t *testing.T) {
 	if len(view.Feedback) != 1 || view.Feedback[0].MessageID != msg || view.Feedback[0].UserID != "alice" || view.Feedback[0].Rating != "down" {
 		t.Errorf("thread view feedback %+v", view.Feedback)
 	}
-	if resp := h.do("DELETE", path, "alice", ""); resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE: %d", resp.StatusCode)
+	if got := discard(h.do("DELETE", path, "alice", "")); got != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", got)
 	}
 	wantError(t, h.do("DELETE", path, "alice", ""), http.StatusNotFound, assistant.CodeNotFound)
 	nul := wantError(t, h.do("PUT", "/api/chat/threads/"+thread+"/messages/a%00b/feedback", "alice", `{"rating":"up"}`),

@@ -37,14 +37,14 @@ func TestRenameAndDeleteThreadOverHTTP(t *testing.T) {
 
 	wantError(t, h.do("DELETE", "/api/chat/threads/"+id+"?hard=maybe", "alice", ""), http.StatusBadRequest, assistant.CodeInvalidRequest)
 	wantError(t, h.do("DELETE", "/api/chat/threads/"+id+"?hard=true", "bob", ""), http.StatusNotFound, assistant.CodeNotFound)
-	if resp := h.do("DELETE", "/api/chat/threads/"+id, "alice", ""); resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("archive: %d", resp.StatusCode)
+	if got := discard(h.do("DELETE", "/api/chat/threads/"+id, "alice", "")); got != http.StatusNoContent {
+		t.Fatalf("archive: %d", got)
 	}
 	if ts := h.listThreads("alice", ""); len(ts) != 0 {
 		t.Errorf("an archived thread is listed: %+v", ts)
 	}
-	if resp := h.do("DELETE", "/api/chat/threads/"+id+"?hard=true", "alice", ""); resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("hard delete: %d", resp.StatusCode)
+	if got := discard(h.do("DELETE", "/api/chat/threads/"+id+"?hard=true", "alice", "")); got != http.StatusNoContent {
+		t.Fatalf("hard delete: %d", got)
 	}
 	wantError(t, h.do("GET", "/api/chat/threads/"+id, "alice", ""), http.StatusNotFound, assistant.CodeNotFound)
 }
