@@ -217,24 +217,18 @@ type jsonDest struct {
 }
 
 func (d jsonDest) Scan(src any) error {
-	var s string
-	switch v := src.(type) {
-	case nil:
+	if src == nil {
 		*d.b = nil
 		return nil
-	case string:
-		s = v
-	case []byte:
-		if !d.escaped {
-			*d.b = bytes.Clone(v)
-			return nil
-		}
-		s = string(v)
-	default:
-		return fmt.Errorf("sqlstore: cannot scan %T as JSON", src)
 	}
-	if d.escaped {
-		s = unescapeText(s)
+	if v, ok := src.([]byte); ok && !d.escaped {
+		*d.b = bytes.Clone(v) // no round trip through a string; nil stays nil
+		return nil
+	}
+	var s string
+	if err := (textDest{&s, d.escaped}).Scan(src); err != nil {
+		// textDest fails only on a type it cannot scan; name JSON.
+		return fmt.Errorf("sqlstore: cannot scan %T as JSON", src)
 	}
 	*d.b = []byte(s)
 	return nil
