@@ -17,16 +17,6 @@ import (
 	"github.com/parleyhq/parley/store/sqlstore"
 )
 
-// countFeedback counts the rows of parley_feedback, orphans included.
-func countFeedback(t *testing.T, db *sql.DB) int {
-	t.Helper()
-	var n int
-	if err := db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM parley_feedback`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // clocked returns a migrated Store over db whose clock reads *now.
 func clocked(t *testing.T, db *sql.DB, now *time.Time) *sqlstore.Store {
 	t.Helper()
@@ -40,22 +30,30 @@ func clocked(t *testing.T, db *sql.DB, now *time.Time) *sqlstore.Store {
 	return s
 }
 
+// threadWithTurn creates a thread owned by "u" with one turn and returns
+// the thread and the turn's assistant message. The turn sets the thread's
+// UpdatedAt to the store's clock.
+func threadWithTurn(t *testing.T, s *sqlstore.Store) (store.Thread, *store.Message) {
+	t.Helper()
+	th := store.Thread{OwnerID: "u"}
+	if err := s.CreateThread(t.Context(), &th); err != nil {
+		t.Fatal(err)
+	}
+	u, a := turn(th.ID)
+	if err := s.AppendTurn(t.Context(), u, a); err != nil {
+		t.Fatal(err)
+	}
+	return th, a
+}
+
 // rated creates a thread with one turn, whose assistant message two users
 // rate, and returns the thread. The turn sets the thread's UpdatedAt to
 // the store's clock, which is what the retention sweep reads.
 func rated(t *testing.T, s *sqlstore.Store) store.Thread {
 	t.Helper()
-	ctx := t.Context()
-	th := store.Thread{OwnerID: "u"}
-	if err := s.CreateThread(ctx, &th); err != nil {
-		t.Fatal(err)
-	}
-	u, a := turn(th.ID)
-	if err := s.AppendTurn(ctx, u, a); err != nil {
-		t.Fatal(err)
-	}
+	th, a := threadWithTurn(t, s)
 	for _, user := range []string{"u", "staff"} {
-		if err := s.SetFeedback(ctx, &store.Feedback{MessageID: a.ID, UserID: user, Rating: store.RatingDown}); err != nil {
+		if err := s.SetFeedback(t.Context(), &store.Feedback{MessageID: a.ID, UserID: user, Rating: store.RatingDown}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -102,7 +100,7 @@ func testFeedbackFollowsItsThread(t *testing.T, db *sql.DB) {
 	if n, err := s.DeleteThreadsOlderThan(ctx, at(100)); err != nil || n != 1 {
 		t.Fatalf("DeleteThreadsOlderThan = %d, %v; want 1 (%s)", n, err, swept.ID)
 	}
-	if n := countFeedback(t, db); n != 2 {
+	if n := countRows(t, db, "parley_feedback"); n != 2 {
 		t.Errorf("%d feedback rows left, want the 2 of the kept thread", n)
 	}
 	if fbs, err := s.ListFeedback(ctx, kept.ID); err != nil || len(fbs) != 2 {
@@ -162,14 +160,7 @@ func TestFeedbackTextEscapedOnPostgres(t *testing.T) {
 	db := sqltest.Postgres(t)
 	s := migrated(t, db)
 	ctx := t.Context()
-	th := store.Thread{OwnerID: "u"}
-	if err := s.CreateThread(ctx, &th); err != nil {
-		t.Fatal(err)
-	}
-	u, a := turn(th.ID)
-	if err := s.AppendTurn(ctx, u, a); err != nil {
-		t.Fatal(err)
-	}
+	_, a := threadWithTurn(t, s)
 	f := store.Feedback{MessageID: a.ID, UserID: "u", Rating: store.RatingDown, Category: "plain", Comment: "a\x00b"}
 	if err := s.SetFeedback(ctx, &f); err != nil {
 		t.Fatal(err)

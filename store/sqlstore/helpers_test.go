@@ -25,6 +25,16 @@ func openSQLite(t testing.TB, dsn string) *sql.DB {
 	return db
 }
 
+// countRows counts the rows of table, orphans included.
+func countRows(t *testing.T, db *sql.DB, table string) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM `+table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // rebind and timeArg let tests write raw SQL for either dialect.
 func rebind(s *sqlstore.Store, q string) string {
 	if s.Dialect() != sqlstore.Postgres {

@@ -21,16 +21,6 @@ func proposal(threadID string) *store.Proposal {
 		Tool: "reboot_vm", Args: []byte(`{"vm":"vm-1"}`), CreatedAt: at(1), ExpiresAt: at(60)}
 }
 
-// countProposals counts the rows of parley_proposals, orphans included.
-func countProposals(t *testing.T, db *sql.DB) int {
-	t.Helper()
-	var n int
-	if err := db.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM parley_proposals`).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 // A host may open SQLite without foreign keys (they are off unless a
 // connection asks): a proposal still needs its thread, and deleting or
 // sweeping the thread still takes its proposals, leaving no orphan rows.
@@ -65,7 +55,7 @@ func TestProposalsFollowTheirThreadWithoutSQLiteForeignKeys(t *testing.T) {
 	if n, err := s.DeleteThreadsOlderThan(ctx, at(100)); err != nil || n != 1 {
 		t.Fatalf("DeleteThreadsOlderThan = %d, %v; want 1", n, err)
 	}
-	if n := countProposals(t, db); n != 0 {
+	if n := countRows(t, db, "parley_proposals"); n != 0 {
 		t.Errorf("%d proposal rows left after their threads were deleted, want 0", n)
 	}
 }
@@ -93,7 +83,7 @@ func TestDeleteThreadsOlderThanTakesProposals(t *testing.T) {
 			if n, err := s.DeleteThreadsOlderThan(ctx, at(100)); err != nil || n != 1 {
 				t.Fatalf("DeleteThreadsOlderThan = %d, %v; want 1", n, err)
 			}
-			if n := countProposals(t, db); n != 1 {
+			if n := countRows(t, db, "parley_proposals"); n != 1 {
 				t.Errorf("%d proposal rows after the sweep, want 1", n)
 			}
 			if _, err := s.GetProposal(ctx, keep.Token); err != nil {
@@ -178,7 +168,7 @@ func TestCreateProposalRejectsWhatItCannotStore(t *testing.T) {
 					t.Errorf("CreateProposal with %s: err = %v, want ErrInvalid", name, err)
 				}
 			}
-			if n := countProposals(t, db); n != 0 {
+			if n := countRows(t, db, "parley_proposals"); n != 0 {
 				t.Errorf("%d rejected proposals were written", n)
 			}
 		})
