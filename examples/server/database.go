@@ -27,8 +27,15 @@ type database struct {
 	store  store.Store
 	ledger quota.Ledger
 	notes  *notes
-	sql    *sql.DB      // nil in memory
-	close  func() error // releases the database
+	sql    *sql.DB // nil in memory
+}
+
+// close releases the database: closes the pool, or does nothing in memory.
+func (d database) close() error {
+	if d.sql == nil {
+		return nil
+	}
+	return d.sql.Close()
 }
 
 // openDatabase opens the database the settings name: PostgreSQL for a
@@ -56,12 +63,12 @@ func openDatabase(ctx context.Context, s settings, log *slog.Logger) (database, 
 	default:
 		log.Info("using the in-memory store: conversations and notes are lost on restart")
 		l, err := memquota.New(policy)
-		return database{store: memstore.New(), ledger: l, notes: newMemoryNotes(), close: func() error { return nil }}, err
+		return database{store: memstore.New(), ledger: l, notes: newMemoryNotes()}, err
 	}
 	if err != nil {
 		return database{}, err
 	}
-	d := database{sql: db, close: db.Close}
+	d := database{sql: db}
 	sq, err := sqlstore.New(db, sqlstore.Options{})
 	if err == nil {
 		d.store, err = sq, sq.Migrate(ctx)
@@ -131,7 +138,7 @@ func sweepRetention(ctx context.Context, st store.Store, days int, log *slog.Log
 	if !ok || days < 0 {
 		return
 	}
-	sweep := func(now time.Time) {
+	sweepEvery(ctx, time.Hour, true, func(now time.Time) {
 		n, err := sq.DeleteThreadsOlderThan(ctx, now.AddDate(0, 0, -days))
 		if err != nil {
 			if ctx.Err() == nil {
@@ -142,16 +149,5 @@ func sweepRetention(ctx context.Context, st store.Store, days int, log *slog.Log
 		} else {
 			log.Debug("retention sweep found no old threads", "days", days)
 		}
-	}
-	sweep(time.Now())
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			sweep(now)
-		}
-	}
+	})
 }

@@ -230,12 +230,28 @@ type app struct {
 	database
 }
 
+// sweepEvery calls sweep every interval until ctx ends, and first at
+// start if atStart. sweep logs what it did; it is passed the tick's time.
+func sweepEvery(ctx context.Context, interval time.Duration, atStart bool, sweep func(now time.Time)) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	if atStart {
+		sweep(time.Now())
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			sweep(now)
+		}
+	}
+}
+
 // sweepInterrupted marks replies whose turn died with a previous process
 // as interrupted, at start and then every minute, until ctx ends.
 func sweepInterrupted(ctx context.Context, eng *assistant.Engine, log *slog.Logger) {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
+	sweepEvery(ctx, time.Minute, true, func(time.Time) {
 		if n, err := eng.SweepInterrupted(ctx); err != nil {
 			if ctx.Err() == nil {
 				log.Error("interrupted-turn sweep", "err", err)
@@ -245,12 +261,7 @@ func sweepInterrupted(ctx context.Context, eng *assistant.Engine, log *slog.Logg
 		} else {
 			log.Debug("interrupted-turn sweep found nothing to mark")
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	})
 }
 
 // sweepProposals marks confirm cards left undecided past their expiry
@@ -258,9 +269,7 @@ func sweepInterrupted(ctx context.Context, eng *assistant.Engine, log *slog.Logg
 // is refused either way; the sweep keeps the stored status honest for
 // reloaded threads and reports.
 func sweepProposals(ctx context.Context, eng *assistant.Engine, log *slog.Logger) {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
+	sweepEvery(ctx, time.Minute, true, func(time.Time) {
 		if n, err := eng.ExpireProposals(ctx); err != nil {
 			if ctx.Err() == nil {
 				log.Error("proposal sweep", "err", err)
@@ -270,35 +279,23 @@ func sweepProposals(ctx context.Context, eng *assistant.Engine, log *slog.Logger
 		} else {
 			log.Debug("proposal sweep found nothing to expire")
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
+	})
 }
 
 // sweepHolds voids quota holds left by turns that died (a crashed worker)
 // once a minute, until ctx ends.
 func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
-	tick := time.NewTicker(time.Minute)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-tick.C:
-			if n, err := l.Sweep(ctx, now); err != nil {
-				if ctx.Err() == nil {
-					log.Error("quota sweep", "err", err)
-				}
-			} else if n > 0 {
-				log.Info("quota sweep voided stale holds", "holds", n)
-			} else {
-				log.Debug("quota sweep found no stale holds")
+	sweepEvery(ctx, time.Minute, false, func(now time.Time) {
+		if n, err := l.Sweep(ctx, now); err != nil {
+			if ctx.Err() == nil {
+				log.Error("quota sweep", "err", err)
 			}
+		} else if n > 0 {
+			log.Info("quota sweep voided stale holds", "holds", n)
+		} else {
+			log.Debug("quota sweep found no stale holds")
 		}
-	}
+	})
 }
 
 // newHandler wires the notes app, the Engine and the HTTP API.

@@ -171,13 +171,19 @@ func (n *notes) add(ctx context.Context, user, text, tag string, at time.Time) (
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.lastID++
-	nt := note{ID: strconv.FormatInt(n.lastID, 10), Text: text, Tag: tag, Created: at.UTC().Truncate(time.Microsecond)}
+	nt := newNote(text, tag, at)
+	nt.ID = strconv.FormatInt(n.lastID, 10)
 	n.byUser[user] = append(n.byUser[user], nt)
 	return nt, nil
 }
 
+// newNote is a note without its id, its time in UTC to the microsecond.
+func newNote(text, tag string, at time.Time) note {
+	return note{Text: text, Tag: tag, Created: at.UTC().Truncate(time.Microsecond)}
+}
+
 func (n *notes) insert(ctx context.Context, q querier, user, text, tag string, at time.Time) (note, error) {
-	nt := note{Text: text, Tag: tag, Created: at.UTC().Truncate(time.Microsecond)}
+	nt := newNote(text, tag, at)
 	var id int64
 	err := q.QueryRowContext(ctx, `INSERT INTO demo_notes (user_id, text, tag, created_at) VALUES ($1, $2, $3, $4) RETURNING id`,
 		user, text, tag, n.timeArg(nt.Created)).Scan(&id)
@@ -195,14 +201,25 @@ func (n *notes) find(ctx context.Context, user, id string) (nt note, ok bool, er
 	if n.db == nil {
 		n.mu.Lock()
 		defer n.mu.Unlock()
-		i := slices.IndexFunc(n.byUser[user], func(x note) bool { return x.ID == id })
+		i := n.indexLocked(user, id)
 		if i < 0 {
 			return note{}, false, nil
 		}
 		return n.byUser[user][i], true, nil
 	}
-	nt, err = n.scanOne(n.db.QueryRowContext(ctx,
-		`SELECT id, text, tag, created_at FROM demo_notes WHERE id = $1 AND user_id = $2`, key, user))
+	return foundNote(n.scanOne(n.db.QueryRowContext(ctx,
+		`SELECT id, text, tag, created_at FROM demo_notes WHERE id = $1 AND user_id = $2`, key, user)))
+}
+
+// indexLocked returns the index of the user's note with that id in the
+// memory notes, or -1. n.mu must be held.
+func (n *notes) indexLocked(user, id string) int {
+	return slices.IndexFunc(n.byUser[user], func(x note) bool { return x.ID == id })
+}
+
+// foundNote turns a query for one note into find's and remove's answer:
+// no row is no note (ok false), not an error.
+func foundNote(nt note, err error) (note, bool, error) {
 	if errors.Is(err, sql.ErrNoRows) {
 		return note{}, false, nil
 	}
@@ -242,7 +259,7 @@ func (n *notes) remove(ctx context.Context, user, id string) (nt note, ok bool, 
 	if n.db == nil {
 		n.mu.Lock()
 		defer n.mu.Unlock()
-		i := slices.IndexFunc(n.byUser[user], func(x note) bool { return x.ID == id })
+		i := n.indexLocked(user, id)
 		if i < 0 {
 			return note{}, false, nil
 		}
@@ -250,12 +267,8 @@ func (n *notes) remove(ctx context.Context, user, id string) (nt note, ok bool, 
 		n.byUser[user] = slices.Delete(n.byUser[user], i, i+1)
 		return nt, true, nil
 	}
-	nt, err = n.scanOne(n.db.QueryRowContext(ctx,
-		`DELETE FROM demo_notes WHERE id = $1 AND user_id = $2 RETURNING id, text, tag, created_at`, key, user))
-	if errors.Is(err, sql.ErrNoRows) {
-		return note{}, false, nil
-	}
-	return nt, err == nil, err
+	return foundNote(n.scanOne(n.db.QueryRowContext(ctx,
+		`DELETE FROM demo_notes WHERE id = $1 AND user_id = $2 RETURNING id, text, tag, created_at`, key, user)))
 }
 
 // stats counts the users with notes and their notes.
