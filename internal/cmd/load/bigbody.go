@@ -11,12 +11,14 @@ import (
 // runBigBody sends -concurrency requests at once, each with one field of
 // -body-bytes, and adds the answers and the server's memory to t.
 func runBigBody(ctx context.Context, o options, c *client, srv *server, users []string, t *table) error {
-	path, body := "/api/chat/stream", []byte(nil)
+	var path string
+	var body []byte
 	pad := filler(o.BodyBytes)
 	if o.Field == "args" {
 		path = "/api/chat/tools/list_notes/execute"
 		body, _ = json.Marshal(map[string]any{"args": map[string]string{"query": pad}})
 	} else {
+		path = "/api/chat/stream"
 		body, _ = json.Marshal(streamBody{Message: "Hello, what is on this page?", PageContext: pad})
 	}
 	before := srv.memory()

@@ -37,13 +37,12 @@ type options struct {
 
 // Exit statuses.
 const (
-	exitSetup       = 1 // the run could not be set up
-	exitIncomplete  = 2 // cut short by -timeout or a signal
-	defaultBodySize = 1<<20 - 512
+	exitSetup      = 1 // the run could not be set up
+	exitIncomplete = 2 // cut short by -timeout or a signal
 )
 
-// errSetup marks failures before any load was sent.
-var errSetup = errors.New("setup failed")
+// defaultBodySize is bigbody's default -body-bytes: a body just under 1 MiB.
+const defaultBodySize = 1<<20 - 512
 
 // errIncomplete marks a run cut short; its figures were printed but are partial.
 var errIncomplete = errors.New("run cut short")
@@ -150,7 +149,7 @@ func run(ctx context.Context, o options, out, logw io.Writer) (err error) {
 
 	dir, err := os.MkdirTemp("", "parley-load-")
 	if err != nil {
-		return fmt.Errorf("%w: %w", errSetup, err)
+		return fmt.Errorf("setup failed: %w", err)
 	}
 	defer func() {
 		if o.Keep {
@@ -165,7 +164,7 @@ func run(ctx context.Context, o options, out, logw io.Writer) (err error) {
 		if ctx.Err() != nil {
 			return fmt.Errorf("%w: %w (%w)", errIncomplete, context.Cause(ctx), err)
 		}
-		return fmt.Errorf("%w: %w", errSetup, err)
+		return fmt.Errorf("setup failed: %w", err)
 	}
 
 	root, err := moduleRoot(ctx)

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // moduleRoot returns the directory of the go.mod that holds the working
@@ -292,9 +293,14 @@ func (s *server) reportLog(t *table) {
 	}
 }
 
+// truncate cuts s to at most n bytes, at a rune boundary, marking the cut
+// with an ellipsis.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }
