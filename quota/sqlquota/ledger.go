@@ -108,9 +108,13 @@ VALUES ($1, 'daily', $2, 0, 0), ($1, 'weekly', $3, 0, 0), ($1, 'monthly', $4, 0,
 ON CONFLICT (user_id, period, period_start_ns) DO UPDATE SET held = u.held
 RETURNING period, used, held`
 
-const holdSQL = `UPDATE parley_quota_usage SET held = held + $5
-WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
+// currentRowsWhere selects a user's ($1) rows of the current day, week and
+// month, whose starts are $2, $3 and $4.
+const currentRowsWhere = `user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
   OR (period = 'weekly' AND period_start_ns = $3) OR (period = 'monthly' AND period_start_ns = $4))`
+
+const holdSQL = `UPDATE parley_quota_usage SET held = held + $5
+WHERE ` + currentRowsWhere
 
 const insertHoldSQL = `INSERT INTO parley_quota_holds
 (id, user_id, estimate, daily_start_ns, weekly_start_ns, monthly_start_ns, expires_at_ns)
@@ -163,8 +167,7 @@ func (l *Ledger) reserveSQLite(ctx context.Context, id, userID string, estimate 
 // sees the row. A refusal changes nothing and returns the rows that refused.
 const reservePostgresSQL = `WITH cur AS (
   SELECT period, used, held FROM parley_quota_usage
-  WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
-    OR (period = 'weekly' AND period_start_ns = $3) OR (period = 'monthly' AND period_start_ns = $4))
+  WHERE ` + currentRowsWhere + `
   ORDER BY CASE period WHEN 'daily' THEN 1 WHEN 'weekly' THEN 2 ELSE 3 END
   FOR UPDATE
 ), p AS (
@@ -411,8 +414,7 @@ func (l *Ledger) usage(ctx context.Context, userID string, w *quota.Windows, lim
 	u := emptyUsage(userID, w, lim)
 	// One statement, so the three rows come from one snapshot.
 	rows, err := l.db.q().QueryContext(ctx, `SELECT period, used, held FROM parley_quota_usage
-WHERE user_id = $1 AND ((period = 'daily' AND period_start_ns = $2)
-  OR (period = 'weekly' AND period_start_ns = $3) OR (period = 'monthly' AND period_start_ns = $4))`,
+WHERE `+currentRowsWhere,
 		userID, starts[0], starts[1], starts[2])
 	if err != nil {
 		return quota.Usage{}, err
