@@ -46,6 +46,12 @@ type Thread struct {
 	// It is maintained by AppendTurn and ignored by CreateThread; a running
 	// turn sees it grow when a newer message supersedes it.
 	LastSeq int
+	// Summary is the running summary of the thread's oldest messages, up to
+	// and including Seq SummaryThrough (0: no summary). It is written by
+	// SetSummary only, ignored by CreateThread, and cleared by an AppendTurn
+	// that replaces a message it covers.
+	Summary        string
+	SummaryThrough int
 }
 
 // ListOptions filters and pages ListThreads.
@@ -79,6 +85,14 @@ type Threads interface {
 	// ClearCancel removes a cancel request; clearing when none is pending
 	// succeeds. ErrNotFound if there is no such thread.
 	ClearCancel(ctx context.Context, id string) error
+	// SetSummary replaces the thread's running summary with summary,
+	// covering messages up to Seq through, if the thread's SummaryThrough
+	// is still prevThrough: a compare-and-set, so of two instances
+	// compacting the same thread one wins and the other gets ErrConflict.
+	// It does not change UpdatedAt. An empty summary with through 0 clears
+	// it. ErrInvalid if through is negative, or through is 0 and summary is
+	// not empty; ErrNotFound if there is no such thread.
+	SetSummary(ctx context.Context, id, summary string, through, prevThrough int) error
 }
 
 // Role of a stored message.
@@ -120,9 +134,17 @@ type Message struct {
 	OutputTokens  int64
 	// Guard is what the input guard decided about a user message; it is
 	// written with the message by AppendTurn and never changes.
-	Guard     GuardVerdict
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Guard GuardVerdict
+	// Replaces is, on a user message, the id of the earlier user message it
+	// replaces (an edit, or a regenerated answer): see AppendTurn. Written
+	// once by AppendTurn.
+	Replaces string
+	// SupersededAt is set when a later AppendTurn replaced this message or
+	// one before it: the message is kept for audit but is no longer part of
+	// the conversation. nil on the current branch.
+	SupersededAt *time.Time
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
 }
 
 // GuardVerdict records the input guard's decision on a user message, as
@@ -153,6 +175,16 @@ type Messages interface {
 	// else ErrConflict and nothing is written. Callers use it to answer the
 	// thread's last turn at most once, across processes. A zero user.Seq
 	// appends after whatever is last.
+	//
+	// A non-empty user.Replaces names a user message of the thread that the
+	// new turn replaces. In the same transaction, that message and every
+	// later message of the thread not yet superseded get SupersededAt = now
+	// (UpdatedAt unchanged), and if the replaced message's Seq is at or
+	// before the thread's SummaryThrough the summary is cleared (Summary ""
+	// and SummaryThrough 0). The new messages are appended after the
+	// thread's last message as usual. ErrNotFound if the replaced message
+	// is not in this thread, ErrInvalid if it is not a user message,
+	// ErrConflict if it is already superseded (another edit won).
 	AppendTurn(ctx context.Context, user, assistant *Message) error
 	// UpdateMessage replaces the mutable fields of m (Status, Blocks,
 	// ModelMessages, token counts, UpdatedAt) by m.ID. ErrNotFound if the
@@ -160,8 +192,8 @@ type Messages interface {
 	UpdateMessage(ctx context.Context, m *Message) error
 	// GetMessage returns one message or ErrNotFound.
 	GetMessage(ctx context.Context, id string) (Message, error)
-	// ListMessages returns the thread's messages in Seq order. An unknown
-	// thread returns ErrNotFound.
+	// ListMessages returns the thread's messages in Seq order, superseded
+	// ones included. An unknown thread returns ErrNotFound.
 	ListMessages(ctx context.Context, threadID string) ([]Message, error)
 	// InterruptStale sets StatusInterrupted, and UpdatedAt to now, on every
 	// StatusStreaming message whose UpdatedAt is before updatedBefore: the

@@ -26,7 +26,9 @@
 // RequestCancel replaces the earlier time. AppendTurn fills an empty
 // assistant ThreadID from the user message, rejects a different one with
 // store.ErrInvalid and a message ID already taken with store.ErrConflict,
-// and changes the caller's messages only when it succeeds.
+// and changes the caller's messages only when it succeeds. It writes a
+// new user message's Replaces but not the assistant's, and never takes a
+// SupersededAt from the caller: new messages are the current branch.
 //
 // A proposal's DecidedAt is the time it left pending: the at of
 // DecideProposal, also when that finds it expired, or the before of
@@ -40,4 +42,10 @@
 // of the message it rates, so DeleteThread takes it along; SetFeedback
 // fills the caller's value (ThreadID, CreatedAt, UpdatedAt) only when it
 // stores it, and ListFeedback of an unknown thread is empty, not an error.
+//
+// # System prompts
+//
+// A Store is also a store.SystemPrompts. The write lock makes activation
+// one step, so at most one prompt is active at any time. Prompts created
+// at the same instant list by descending ID.
 package memstore

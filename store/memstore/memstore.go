@@ -18,6 +18,7 @@ import (
 var (
 	_ store.Store         = (*Store)(nil)
 	_ store.FeedbackStore = (*Store)(nil)
+	_ store.SystemPrompts = (*Store)(nil)
 )
 
 // Store is an in-memory store.Store. The zero value is not usable; call New.
@@ -29,6 +30,7 @@ type Store struct {
 	auditIDs map[string]bool
 	// proposals by token; each thread lists its own tokens in creation order.
 	proposals map[string]*store.Proposal
+	prompts   map[string]*store.SystemPrompt // by id
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:
@@ -53,6 +55,7 @@ func New() *Store {
 		messages:  make(map[string]msgRef),
 		auditIDs:  make(map[string]bool),
 		proposals: make(map[string]*store.Proposal),
+		prompts:   make(map[string]*store.SystemPrompt),
 	}
 }
 
@@ -85,7 +88,8 @@ func (s *Store) CreateThread(ctx context.Context, t *store.Thread) error {
 		t.UpdatedAt = n
 	}
 	c := cloneThread(*t)
-	c.LastSeq = 0 // maintained by AppendTurn
+	c.LastSeq = 0                       // maintained by AppendTurn
+	c.Summary, c.SummaryThrough = "", 0 // written by SetSummary only
 	s.threads[t.ID] = &thread{t: c}
 	return nil
 }
@@ -171,6 +175,38 @@ func (s *Store) ClearCancel(ctx context.Context, id string) error {
 	})
 }
 
+// SetSummary implements store.Threads. The write lock makes the compare
+// and the set one step.
+func (s *Store) SetSummary(ctx context.Context, id, summary string, through, prevThrough int) error {
+	if err := checkSummary(summary, through); err != nil {
+		return fmt.Errorf("memstore: set summary: %w", err)
+	}
+	var lost error
+	err := s.updateThread(ctx, "set summary", id, func(t *store.Thread) {
+		if t.SummaryThrough != prevThrough {
+			lost = fmt.Errorf("memstore: set summary: thread %q is summarized through %d, not %d: %w",
+				id, t.SummaryThrough, prevThrough, store.ErrConflict)
+			return
+		}
+		t.Summary, t.SummaryThrough = summary, through
+	})
+	if err != nil {
+		return err
+	}
+	return lost
+}
+
+// checkSummary returns why a summary through Seq through cannot be set, or nil.
+func checkSummary(summary string, through int) error {
+	switch {
+	case through < 0:
+		return fmt.Errorf("through %d is negative: %w", through, store.ErrInvalid)
+	case through == 0 && summary != "":
+		return fmt.Errorf("a summary through 0 covers nothing: %w", store.ErrInvalid)
+	}
+	return nil
+}
+
 func (s *Store) updateThread(ctx context.Context, op, id string, f func(*store.Thread)) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -245,10 +281,21 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 		return fmt.Errorf("memstore: append turn: seq %d, thread's last is %d: %w",
 			user.Seq, len(th.msgs), store.ErrConflict)
 	}
+	replaced := 0 // the Seq of the replaced message; 0 when none
+	if user.Replaces != "" {
+		m, err := replaceable(th, s.messages[user.Replaces], user.Replaces)
+		if err != nil {
+			return fmt.Errorf("memstore: append turn: %w", err)
+		}
+		replaced = m.Seq
+	}
 
 	// Validated: from here on nothing fails, so filling the caller's values
 	// and writing both messages is all-or-nothing.
 	n := now()
+	if replaced > 0 {
+		supersede(th, replaced, n)
+	}
 	for _, m := range []*store.Message{user, assistant} {
 		if m.ID == "" {
 			m.ID = uuid.NewString()
@@ -261,11 +308,45 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 		if m.UpdatedAt.IsZero() {
 			m.UpdatedAt = n
 		}
-		th.msgs = append(th.msgs, cloneMessage(*m))
+		c := cloneMessage(*m)
+		c.SupersededAt = nil // a new turn is the current branch
+		if m == assistant {
+			c.Replaces = "" // only a user message replaces one
+		}
+		th.msgs = append(th.msgs, c)
 		s.messages[m.ID] = msgRef{th: th, i: len(th.msgs) - 1}
 	}
 	th.t.UpdatedAt = n
 	return nil
+}
+
+// replaceable returns the message ref points to if a new turn of th may
+// replace it: a user message of th not yet superseded.
+func replaceable(th *thread, ref msgRef, id string) (store.Message, error) {
+	if ref.th != th {
+		return store.Message{}, fmt.Errorf("replaced message %q is not in thread %q: %w", id, th.t.ID, store.ErrNotFound)
+	}
+	m := ref.th.msgs[ref.i]
+	switch {
+	case m.Role != store.RoleUser:
+		return m, fmt.Errorf("replaced message %q is the %s's, not the user's: %w", id, m.Role, store.ErrInvalid)
+	case m.SupersededAt != nil:
+		return m, fmt.Errorf("replaced message %q is already superseded: %w", id, store.ErrConflict)
+	}
+	return m, nil
+}
+
+// supersede marks at the messages of th from Seq seq on that are still on
+// the current branch, and clears the thread's summary if it covers seq.
+func supersede(th *thread, seq int, at time.Time) {
+	for i := seq - 1; i < len(th.msgs); i++ {
+		if th.msgs[i].SupersededAt == nil {
+			th.msgs[i].SupersededAt = cloneTime(&at)
+		}
+	}
+	if seq <= th.t.SummaryThrough {
+		th.t.Summary, th.t.SummaryThrough = "", 0
+	}
 }
 
 // UpdateMessage implements store.Messages. A zero m.UpdatedAt is set to now
@@ -360,6 +441,7 @@ func cloneMessage(m store.Message) store.Message {
 	m.Blocks = cloneBlocks(m.Blocks)
 	m.ModelMessages = bytes.Clone(m.ModelMessages)
 	m.Guard.Categories = slices.Clone(m.Guard.Categories)
+	m.SupersededAt = cloneTime(m.SupersededAt)
 	return m
 }
 
