@@ -10,8 +10,9 @@
 //	if err := s.Migrate(ctx); err != nil { ... } // once, at start
 //
 // Its tables are named parley_threads, parley_messages, parley_proposals,
-// parley_feedback, parley_audit and parley_schema_migrations. A Store is
-// also a store.FeedbackStore.
+// parley_feedback, parley_system_prompts, parley_audit and
+// parley_schema_migrations. A Store is also a store.FeedbackStore and a
+// store.SystemPrompts.
 //
 // # Dialects
 //
@@ -40,9 +41,10 @@
 // # Text
 //
 // Every string a model can produce is kept exactly, on both dialects: a
-// thread's title, a message's content, blocks and model messages, a
-// proposal's call id, Args and summary, feedback's category and comment,
-// audit data. That includes U+0000,
+// thread's title and summary, a message's content, blocks and model
+// messages, a proposal's call id, Args and summary, feedback's category
+// and comment, a system prompt's name and text, audit data. That includes
+// U+0000,
 // raw in a string or as the JSON escape \u0000, and lone surrogate escapes
 // such as \ud800, both of which jsonb refuses (that is why JSON is text,
 // not jsonb). Blocks and guard categories are stored in their JSON form,
@@ -80,7 +82,10 @@
 // its jsonb and json columns into text, which rewrites parley_messages and
 // parley_audit: on a large database it takes about as long as copying
 // them, with those tables locked. Version 5 adds parley_feedback, empty,
-// and is quick.
+// and is quick. Version 6 adds columns with constant defaults to
+// parley_threads (the summary) and parley_messages (replaces,
+// superseded_at), which rewrites neither, and parley_system_prompts,
+// empty: it is quick too.
 //
 // A database already migrated by a newer Parley is not touched: Migrate
 // returns an error wrapping ErrSchemaTooNew. Methods used on a database that
@@ -140,6 +145,21 @@
 // message, and concurrent sets of one (message, user), from anywhere,
 // leave one row, the last written. When it writes nothing, a read of the
 // message tells ErrNotFound (no message) from ErrInvalid (a user's).
+//
+// SetSummary is one UPDATE conditional on summary_through, so of two
+// compactions of one thread, anywhere, one wins. An AppendTurn that
+// replaces a message checks it (in the thread, a user's, not superseded)
+// and supersedes it and the messages after it in its transaction, after
+// locking the thread's row: edits of one message queue there, and of
+// concurrent ones, from anywhere, one wins and the others get
+// store.ErrConflict.
+//
+// At most one system prompt is active: a partial unique index on active
+// holds it, and ActivateSystemPrompt deactivates the active prompt and
+// activates the new one in one transaction, which on PostgreSQL first
+// locks the table against other writers (SHARE ROW EXCLUSIVE) so that
+// concurrent activations queue instead of failing the index; readers are
+// not blocked and see one prompt active, the old or the new.
 //
 // On SQLite one connection writes at a time. A Store queues its own writers
 // in process (honouring their contexts) and takes the write lock for each

@@ -1,12 +1,12 @@
 package sqlstore
 
 import (
-	"time"
-
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -14,11 +14,14 @@ import (
 )
 
 // messageArgs is the number of messageColumns; seqArg the index of seq.
-const messageArgs, seqArg = 16, 2
+const messageArgs, seqArg = 18, 2
 
 const messageColumns = `id, thread_id, seq, role, status, content, blocks, model_messages,
 	input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude,
-	created_at, updated_at`
+	replaces, superseded_at, created_at, updated_at`
+
+// messageValues is the placeholders of one row of messageColumns.
+const messageValues = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func (s *Store) scanMessage(row rowScanner) (store.Message, error) {
 	var (
@@ -28,7 +31,8 @@ func (s *Store) scanMessage(row rowScanner) (store.Message, error) {
 	err := row.Scan(&m.ID, &m.ThreadID, &m.Seq, &m.Role, &m.Status, s.text(&m.Content),
 		s.json(&rawBlocks), s.json((*[]byte)(&m.ModelMessages)),
 		&m.InputTokens, &m.OutputTokens, &m.Guard.Action, &m.Guard.Severity, s.json(&rawGuards),
-		&m.Guard.ExcludeFromHistory, timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
+		&m.Guard.ExcludeFromHistory, &m.Replaces, timePtrDest{&m.SupersededAt},
+		timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
 	if err != nil {
 		return store.Message{}, err
 	}
@@ -50,7 +54,10 @@ func (s *Store) scanMessage(row rowScanner) (store.Message, error) {
 // UPDATE, so the check and the taking of the Seqs are one step, which
 // PostgreSQL re-checks after waiting for the row's lock; when it matches
 // nothing, a read of the thread tells a missing thread from a moved Seq.
-// The caller's messages are filled in only when the turn is written.
+// A non-empty user.Replaces is checked and superseded after that UPDATE,
+// under the row's lock (see supersede), so of concurrent edits of one
+// message, from anywhere, one wins. The caller's messages are filled in
+// only when the turn is written.
 func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) error {
 	const op = "append turn"
 	if err := ctx.Err(); err != nil {
@@ -71,6 +78,8 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 
 	u, a := *user, *assistant
 	a.ThreadID = u.ThreadID
+	a.Replaces = "" // only a user message replaces one
+	u.SupersededAt, a.SupersededAt = nil, nil
 	now := s.clock()
 	for _, m := range []*store.Message{&u, &a} {
 		if m.ID == "" {
@@ -88,7 +97,7 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 		ins.add(m.ID, m.ThreadID, 0, string(m.Role), string(m.Status)).text(m.Content).
 			blocks(m.Blocks).json("model messages", m.ModelMessages).
 			add(m.InputTokens, m.OutputTokens, m.Guard.Action, m.Guard.Severity).
-			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory).
+			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory, m.Replaces, nil).
 			time(m.CreatedAt).time(m.UpdatedAt)
 	}
 	bump := s.args(3).time(now).add(u.ThreadID)
@@ -102,6 +111,7 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 	}
 
 	found, moved := true, -1 // moved: the thread's last Seq, when not u.Seq-1
+	var refused error        // why user.Replaces cannot be replaced
 	err := s.write(ctx, func(q querier) error {
 		var last int
 		err := q.QueryRowContext(ctx, s.rebind(
@@ -128,14 +138,20 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 		if err != nil {
 			return err
 		}
+		if u.Replaces != "" {
+			if refused, err = s.supersede(ctx, q, u.ThreadID, u.Replaces, now); refused != nil || err != nil {
+				return cmp.Or(refused, err)
+			}
+		}
 		u.Seq, a.Seq = last-1, last
 		ins.a[seqArg], ins.a[messageArgs+seqArg] = u.Seq, a.Seq
 		_, err = q.ExecContext(ctx, s.rebind(`INSERT INTO parley_messages (`+messageColumns+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?),
-			       (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), ins.a...)
+			VALUES `+messageValues+`, `+messageValues), ins.a...)
 		return err
 	})
 	switch {
+	case refused != nil:
+		return fmt.Errorf("sqlstore: %s: %w", op, refused)
 	case !found:
 		return notFound(op, "thread", u.ThreadID)
 	case moved >= 0:
@@ -145,6 +161,41 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 	}
 	*user, *assistant = u, a
 	return nil
+}
+
+// supersede marks at the messages of the thread from the one with id
+// replaced on that are still on the current branch, and clears the
+// thread's summary if it covers that message. It runs in AppendTurn's
+// transaction after the thread's row is locked; every supersession does,
+// so what it reads cannot change before it commits. refused says why
+// replaced cannot be replaced (not in the thread, not a user's, already
+// superseded), with nothing written.
+func (s *Store) supersede(ctx context.Context, q querier, threadID, replaced string, at time.Time) (refused, err error) {
+	var (
+		seq  int
+		role store.Role
+		gone *time.Time
+	)
+	err = q.QueryRowContext(ctx, s.rebind(`SELECT seq, role, superseded_at FROM parley_messages WHERE id = ? AND thread_id = ?`),
+		replaced, threadID).Scan(&seq, &role, timePtrDest{&gone})
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("replaced message %q is not in thread %q: %w", replaced, threadID, store.ErrNotFound), nil
+	case err != nil:
+		return nil, err
+	case role != store.RoleUser:
+		return fmt.Errorf("replaced message %q is the %s's, not the user's: %w", replaced, role, store.ErrInvalid), nil
+	case gone != nil:
+		return fmt.Errorf("replaced message %q is already superseded: %w", replaced, store.ErrConflict), nil
+	}
+	a := s.args(3).time(at).add(threadID, seq)
+	if _, err := q.ExecContext(ctx, s.rebind(`UPDATE parley_messages SET superseded_at = ?
+		WHERE thread_id = ? AND seq >= ? AND superseded_at IS NULL`), a.a...); err != nil {
+		return nil, err
+	}
+	_, err = q.ExecContext(ctx, s.rebind(`UPDATE parley_threads SET summary = '', summary_through = 0
+		WHERE id = ? AND summary_through >= ?`), threadID, seq)
+	return nil, err
 }
 
 // errSeqMoved rolls back a conditional AppendTurn whose Seq is not the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,14 +14,15 @@ import (
 
 const threadColumns = `id, owner_id, title, created_at, updated_at, archived_at, cancel_requested_at`
 
-// threadSelect is what a read returns: the written columns and last_seq,
-// which only AppendTurn changes.
-const threadSelect = threadColumns + `, last_seq`
+// threadSelect is what a read returns: the written columns, last_seq,
+// which only AppendTurn changes, and the summary, which only SetSummary
+// writes (and AppendTurn clears).
+const threadSelect = threadColumns + `, last_seq, summary, summary_through`
 
 func (s *Store) scanThread(row rowScanner) (store.Thread, error) {
 	var t store.Thread
 	err := row.Scan(&t.ID, &t.OwnerID, s.text(&t.Title), timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
-		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt}, &t.LastSeq)
+		timePtrDest{&t.ArchivedAt}, timePtrDest{&t.CancelRequestedAt}, &t.LastSeq, s.text(&t.Summary), &t.SummaryThrough)
 	return t, err
 }
 
@@ -137,6 +139,37 @@ func (s *Store) ClearCancel(ctx context.Context, id string) error {
 	return s.updateThread(ctx, "clear cancel", id,
 		`UPDATE parley_threads SET cancel_requested_at = NULL WHERE id = ?`,
 		s.args(1).add(id))
+}
+
+// SetSummary implements store.Threads with one conditional UPDATE, so the
+// compare and the set are one step: PostgreSQL re-checks summary_through
+// after waiting for the row's lock (held by a concurrent SetSummary or
+// AppendTurn). When it matches nothing, a read of the thread tells a
+// missing thread from a summary that moved.
+func (s *Store) SetSummary(ctx context.Context, id, summary string, through, prevThrough int) error {
+	const op = "set summary"
+	switch {
+	case through < 0:
+		return invalid(op, "through %d is negative", through)
+	case through == 0 && summary != "":
+		return invalid(op, "a summary through 0 covers nothing")
+	}
+	err := s.updateThread(ctx, op, id,
+		`UPDATE parley_threads SET summary = ?, summary_through = ? WHERE id = ? AND summary_through = ?`,
+		s.args(4).text(summary).add(through, id, prevThrough))
+	if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var cur int
+	err = s.db.QueryRowContext(ctx, s.rebind(`SELECT summary_through FROM parley_threads WHERE id = ?`), id).Scan(&cur)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return notFound(op, "thread", id)
+	case err != nil:
+		return fail(ctx, op, err)
+	}
+	return fmt.Errorf("sqlstore: %s: thread %q is summarized through %d, not %d: %w",
+		op, id, cur, prevThrough, store.ErrConflict)
 }
 
 // updateThread runs one UPDATE of a thread by id: no row is ErrNotFound.

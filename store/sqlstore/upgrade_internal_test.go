@@ -101,7 +101,9 @@ func TestMigrateFromVersion3KeepsText(t *testing.T) {
 			}{
 				{`INSERT INTO parley_threads (id, owner_id, title, created_at, updated_at, last_seq) VALUES (?, ?, ?, ?, ?, 1)`,
 					s.args(5).add("th", "u", title).time(when).time(when)},
-				{`INSERT INTO parley_messages (` + messageColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				{`INSERT INTO parley_messages (id, thread_id, seq, role, status, content, blocks, model_messages,
+					input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude,
+					created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 					s.args(16).add("m1", "th", 1, "user", "complete", content,
 						`[{"kind":"markdown","content":"a\u0001b ü"}]`, mm, 0, 0, "", "", `["iban"]`, false).time(when).time(when)},
 				{`INSERT INTO parley_proposals (` + proposalInsert + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
