@@ -30,7 +30,10 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
 			return nil, false, e.storeErr("load history", err)
 		}
-		t.thread, t.prompt.history = th, replay(prior)
+		t.thread, t.prompt.past = th, stretches(prior)
+		// Until compact plans it, the history is what follows the summary.
+		t.prompt.history, t.prompt.summary = flatten(after(t.prompt.past, th.SummaryThrough)), th.Summary
+		t.rebuildKnowledge()
 		t.prompt.pending = e.pendingProposals(ctx, th.ID, prior)
 	}
 	// What the user says this turn: their message, their form answers, or

@@ -65,6 +65,11 @@ type Config struct {
 	// Use it for the tools a user has chosen to always allow. nil: every
 	// such call needs approval (or an autonomous turn, see RunAutonomous).
 	AutoApprove func(ctx context.Context, u parley.User, tool tools.Spec) bool
+	// KnowledgeMaxAge is how long the result of a Read tool call may answer
+	// an identical call later in the thread without running the tool again
+	// (default 5m; negative: never). A Mutate or Destructive call in
+	// between makes earlier results stale.
+	KnowledgeMaxAge time.Duration
 	// ParallelTools bounds how many Read tools of one round run at once (default 4).
 	ParallelTools int
 	// ToolTimeout bounds one tool execution (default 30s).
@@ -147,6 +152,7 @@ const (
 	DefaultContextWindow       = 32768
 	DefaultLazyToolThreshold   = 16
 	DefaultApprovalTTL         = 24 * time.Hour
+	DefaultKnowledgeMaxAge     = 5 * time.Minute
 )
 
 func (c *Config) validate() error {
@@ -212,6 +218,7 @@ func (c *Config) setDefaults() {
 	c.HeartbeatInterval = positiveOr(c.HeartbeatInterval, DefaultHeartbeatInterval)
 	c.DrainTimeout = positiveOr(c.DrainTimeout, DefaultDrainTimeout)
 	c.ApprovalTTL = positiveOr(c.ApprovalTTL, DefaultApprovalTTL)
+	c.KnowledgeMaxAge = cmp.Or(c.KnowledgeMaxAge, DefaultKnowledgeMaxAge) // negative: never
 	c.ContextWindow = positiveOr(c.ContextWindow, DefaultContextWindow)
 	c.MaxTurnOutputTokens = positiveOr(c.MaxTurnOutputTokens, DefaultMaxTurnOutputTokens)
 	c.MaxTurnOutputBytes = positiveOr(c.MaxTurnOutputBytes, DefaultMaxTurnOutputBytes)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
@@ -14,22 +15,40 @@ import (
 // text and, for each answer, the exact model messages it produced (tool
 // calls and results included). A tool call whose result was never recorded
 // is dropped, so the provider never sees an orphaned call.
-//
-// A user message the guard excluded (an injection attempt) is left out
-// together with the reply to it, so the attempt cannot work on later turns.
 func replay(msgs []store.Message) []providers.Message {
-	var out []providers.Message
+	return flatten(stretches(msgs))
+}
+
+// A stretch is the replay of one stored turn: a user message and the reply
+// to it, with the tool calls and results inside the reply. History is only
+// ever cut between stretches, so no cut orphans a call from its result.
+type stretch struct {
+	last int       // Seq of the last stored message in it
+	at   time.Time // when its reply was last written
+	msgs []providers.Message
+}
+
+// stretches replays the thread's current branch, one stretch per turn.
+// Superseded messages (an edit or a regeneration replaced them) are not
+// part of it. A user message the guard excluded (an injection attempt) is
+// left out together with the reply to it, so the attempt cannot work on
+// later turns.
+func stretches(msgs []store.Message) []stretch {
+	var out []stretch
 	skipReply := false
 	for _, m := range msgs {
+		if m.SupersededAt != nil {
+			continue
+		}
 		switch m.Role {
 		case store.RoleUser:
 			if skipReply = m.Guard.ExcludeFromHistory; skipReply {
 				continue
 			}
-			if m.Content == "" {
-				continue // a turn that only carried client tool results
+			out = append(out, stretch{last: m.Seq})
+			if m.Content != "" { // empty: a turn that only carried client tool results
+				out[len(out)-1].msgs = []providers.Message{{Role: providers.User, Content: m.Content}}
 			}
-			out = append(out, providers.Message{Role: providers.User, Content: m.Content})
 		case store.RoleAssistant:
 			if skipReply || m.Status == store.StatusStreaming || len(m.ModelMessages) == 0 {
 				continue
@@ -38,7 +57,24 @@ func replay(msgs []store.Message) []providers.Message {
 			if err := json.Unmarshal(m.ModelMessages, &turn); err != nil {
 				continue
 			}
-			out = append(out, completeCalls(turn)...)
+			if len(out) == 0 {
+				out = append(out, stretch{})
+			}
+			s := &out[len(out)-1]
+			s.last, s.at, s.msgs = m.Seq, m.UpdatedAt, append(s.msgs, completeCalls(turn)...)
+		}
+	}
+	return out
+}
+
+// flatten joins stretches into one conversation with unique call ids. The
+// stretches are not changed: renamed calls are copies.
+func flatten(ss []stretch) []providers.Message {
+	var out []providers.Message
+	for _, s := range ss {
+		for _, m := range s.msgs {
+			m.ToolCalls = slices.Clone(m.ToolCalls)
+			out = append(out, m)
 		}
 	}
 	return dedupeCallIDs(out)

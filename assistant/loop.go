@@ -42,6 +42,10 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.reportDecision(emit)
 		return
 	}
+	if !t.blocked() {
+		t.compact(ctx)
+		t.prompt.system = t.systemPrompt()
+	}
 	system := t.prompt.system
 	history := t.prompt.history
 	if t.blocked() {

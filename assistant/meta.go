@@ -359,7 +359,7 @@ func effectNote(s tools.Spec) string {
 // history: every tool called before, and every category loaded before,
 // that the user may still use.
 func (t *turn) rehydrate() {
-	for _, m := range t.prompt.history {
+	for _, m := range flatten(t.prompt.past) {
 		for _, c := range m.ToolCalls {
 			if c.Name != SearchToolsName {
 				if slices.ContainsFunc(t.tools.offered, func(o offeredTool) bool { return o.spec.Name == c.Name }) {
@@ -408,9 +408,11 @@ func (t *turn) setupTools(prior []store.Message) {
 			}
 		}
 	}
-	for _, m := range t.prompt.history {
-		for _, c := range m.ToolCalls {
-			t.out.callIDs[c.ID] = true
+	for _, s := range t.prompt.past {
+		for _, m := range s.msgs {
+			for _, c := range m.ToolCalls {
+				t.out.callIDs[c.ID] = true
+			}
 		}
 	}
 }

@@ -40,6 +40,13 @@ func (t *turn) answer(ctx context.Context, c providers.ToolCall, r tools.Result,
 	}
 	content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
 	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
+	switch {
+	case transport == knownTransport || isMetaTool(c.Name):
+	case t.readOnly(c.Name):
+		t.know.learn(callKey(c.Name, c.Args), string(content), t.e.cfg.Now(), true)
+	case r.OK || approval != "":
+		t.know.forget() // a change ran, or may have
+	}
 	if audit {
 		t.auditToolCall(ctx, c, r, d, transport, approval)
 	}
@@ -143,11 +150,16 @@ const (
 	planClient              // client-side: the client runs it
 	planForm                // ask_user: a form for the user
 	planSearch              // search_tools: loads tools
+	planKnown               // a Read call the knowledge gate answers
 )
 
 // clientTag marks the tool_call block of a client-side call: the client
 // runs it and posts the result with its next request.
 const clientTag = "client"
+
+// knownTransport marks, in the audit, a call the knowledge gate answered
+// without running the tool.
+const knownTransport = "knowledge"
 
 // runTools carries out one round's calls: gates first, then the permitted
 // Read calls in parallel (at most ParallelTools at once), then, in call
@@ -203,6 +215,10 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		case round[i].approval == approvalPending:
 			round[i].plan = planPropose
 		default:
+			if r, ok := t.known(o, c); ok {
+				round[i].plan, round[i].result = planKnown, r
+				continue
+			}
 			round[i].plan = planRun
 			wg.Add(1)
 			go func() {
@@ -267,7 +283,11 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		if round[i].plan != planRun {
 			approval = "" // refused, or a dry run that failed: nothing was approved
 		}
-		t.answer(ctx, c, r, round[i].took, "chat", approval, !isMetaTool(c.Name), emit)
+		transport := "chat"
+		if round[i].plan == planKnown {
+			transport = knownTransport
+		}
+		t.answer(ctx, c, r, round[i].took, transport, approval, !isMetaTool(c.Name), emit)
 		if round[i].plan == planRun {
 			ran = true
 			allTerminal = allTerminal && round[i].target.spec.Terminal && r.OK

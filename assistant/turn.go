@@ -32,6 +32,7 @@ type turn struct {
 	in     input        // what the user says this turn, as screened
 	prompt prompt       // the system prompt and the history replayed to the model
 	tools  toolbox      // the tools offered this turn, and what their calls did so far
+	know   knowledge    // what the thread's tool calls returned
 	cont   continuation // what the turn answers that the last one left waiting
 
 	// out is what the turn says: to the user, to the store and to the model.

@@ -1,0 +1,116 @@
+package assistant_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
+)
+
+// callsOnce scripts a turn that makes one tool call and then answers.
+func callsOnce(id, name, args string) []fake.Turn {
+	return []fake.Turn{{fake.CallTool(id, name, args)}, {fake.Text("done")}}
+}
+
+// clock is a settable Config.Now.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func TestRepeatedReadCallIsAnsweredFromKnowledge(t *testing.T) {
+	p := fake.New()
+	clk := &clock{now: time.Date(2026, 11, 24, 10, 0, 0, 0, time.UTC)}
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.Now = clk.Now
+		c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true }
+	})
+	turn := func(threadID, id, name, args string) (assistant.Reply, []blocks.Block) {
+		t.Helper()
+		p.Append(callsOnce(id, name, args)...)
+		reply, streamed, err := h.collect(t, alice, assistant.Request{ThreadID: threadID, Message: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reply, streamed
+	}
+	r1, _ := turn("", "c1", "get_weather", `{"city":"Paris"}`)
+	th := r1.ThreadID
+	if n := h.runs["get_weather"].Load(); n != 1 {
+		t.Fatalf("runs = %d", n)
+	}
+	// The same call, keys in another order of spacing: answered from what
+	// the thread knows, without running the tool.
+	_, streamed := turn(th, "c2", "get_weather", `{ "city" : "Paris" }`)
+	if n := h.runs["get_weather"].Load(); n != 1 {
+		t.Fatalf("an identical Read call ran the tool again (runs = %d)", n)
+	}
+	res := find(streamed, blocks.ToolResult)
+	if len(res) != 1 || !res[0].OK || !strings.Contains(res[0].Content, "Already known") {
+		t.Fatalf("result block: %+v", res)
+	}
+	reqs := p.Requests()
+	last := reqs[len(reqs)-1].Messages
+	if tm := last[len(last)-1]; tm.Role != providers.Tool || !strings.Contains(tm.Content, `"sky":"sunny"`) {
+		t.Errorf("the model did not get the earlier data: %+v", tm)
+	}
+	audit, _ := h.store.ListAudit(context.Background(), store.AuditFilter{Kind: "tool.call", ThreadID: th})
+	if len(audit) != 2 || !strings.Contains(string(audit[0].Data), `"transport":"knowledge"`) {
+		t.Errorf("the gate's answer is not audited as such: %d rows, newest %s", len(audit), audit[0].Data)
+	}
+
+	// Other arguments run the tool.
+	turn(th, "c3", "get_weather", `{"city":"Oslo"}`)
+	if n := h.runs["get_weather"].Load(); n != 2 {
+		t.Fatalf("a call with other arguments was not run (runs = %d)", n)
+	}
+	// A change in between makes what was known stale.
+	turn(th, "c4", "add_note", `{}`)
+	turn(th, "c5", "get_weather", `{"city":"Paris"}`)
+	if n := h.runs["get_weather"].Load(); n != 3 {
+		t.Fatalf("a Read call after a change was answered from stale knowledge (runs = %d)", n)
+	}
+	// And so does age.
+	turn(th, "c6", "get_weather", `{"city":"Paris"}`)
+	if n := h.runs["get_weather"].Load(); n != 3 {
+		t.Fatalf("runs = %d, want the fresh result reused", n)
+	}
+	clk.add(6 * time.Minute)
+	turn(th, "c7", "get_weather", `{"city":"Paris"}`)
+	if n := h.runs["get_weather"].Load(); n != 4 {
+		t.Fatalf("a result older than KnowledgeMaxAge answered a call (runs = %d)", n)
+	}
+}
+
+func TestKnowledgeGateCanBeTurnedOff(t *testing.T) {
+	p := fake.New()
+	h := newHarness(t, p, func(c *assistant.Config) { c.KnowledgeMaxAge = -1 })
+	var th string
+	for i := range 2 {
+		p.Append(callsOnce("c"+string(rune('1'+i)), "get_weather", `{"city":"Paris"}`)...)
+		reply, _, err := h.collect(t, alice, assistant.Request{ThreadID: th, Message: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th = reply.ThreadID
+	}
+	if n := h.runs["get_weather"].Load(); n != 2 {
+		t.Fatalf("runs = %d with the gate off", n)
+	}
+}
