@@ -12,9 +12,10 @@
 //
 // A Store may implement more than Store: FeedbackStore keeps users'
 // ratings of assistant messages (one per user per message, changeable,
-// deleted with the thread). The Engine checks with a type assertion, as
-// io/fs does for fs.ReadFileFS, so a Store without it is still a Store.
-// memstore and sqlstore implement it; storetest checks it when it is
+// deleted with the thread); SystemPrompts keeps operators' instructions,
+// at most one of them active. The Engine checks with a type assertion, as
+// io/fs does for fs.ReadFileFS, so a Store without them is still a Store.
+// memstore and sqlstore implement both; storetest checks each when it is
 // there and skips its cases, naming it, when it is not.
 //
 // # Errors
@@ -26,11 +27,11 @@
 // # Text
 //
 // A Store keeps any string a model can produce. Free text (a thread's
-// Title, a message's Content and Blocks, a proposal's CallID and Summary,
-// a Feedback's Category and Comment)
-// reads back exactly when it is valid UTF-8, whatever it holds: U+0000,
-// other control characters, U+FFFD, U+2028 and U+2029, noncharacters,
-// astral characters, lines of any length. So does raw JSON
+// Title and Summary, a message's Content and Blocks, a proposal's CallID
+// and Summary, a Feedback's Category and Comment, a SystemPrompt's Name
+// and Text) reads back exactly when it is valid UTF-8, whatever it
+// holds: U+0000, other control characters, U+FFFD, U+2028 and U+2029,
+// noncharacters, astral characters, lines of any length. So does raw JSON
 // (ModelMessages, Block.Data, AuditEvent.Data, Proposal.Args) that holds
 // the escape \u0000 or lone surrogate escapes such as \ud800. A store may
 // re-encode raw JSON if it keeps the value encoding/json decodes from it
@@ -43,10 +44,11 @@
 // encoding/json and a range loop replace them. Proposal.Args are the
 // exception again: byte for byte, UTF-8 or not.
 //
-// Keys and names (ids, OwnerID, ActorID, a Feedback's UserID, Kind, Tool,
-// statuses, ratings and guard verdicts) are chosen by the host and the Engine, not by a model; a store
-// may refuse one it cannot hold with ErrInvalid (store/sqlstore refuses a
-// NUL in one on PostgreSQL).
+// Keys and names (ids, a message's Replaces, OwnerID, ActorID, a
+// Feedback's UserID, a SystemPrompt's CreatedBy, Kind, Tool, statuses,
+// ratings and guard verdicts) are chosen by the host and the Engine, not
+// by a model; a store may refuse one it cannot hold with ErrInvalid
+// (store/sqlstore refuses a NUL in one on PostgreSQL).
 //
 // # Concurrency
 //

@@ -11,21 +11,29 @@ import (
 )
 
 // A store that implements only store.Store passes the suite: the cases of
-// an optional interface skip instead of failing, and the others run.
+// each optional interface skip instead of failing, and the others run.
 func TestOptionalGroupsSkipWithoutTheirInterface(t *testing.T) {
+	optional := []string{"Feedback", "SystemPrompts"} // groups of optional interfaces
 	var (
 		mu               sync.Mutex
-		skipped, ran     int
+		skipped          = map[string]int{}
+		ran              int
 		notSkipped, gone []string
 	)
 	storetest.Run(t, func(t *testing.T) store.Store {
 		t.Cleanup(func() {
 			mu.Lock()
 			defer mu.Unlock()
-			switch feedback := strings.Contains(t.Name(), "/Feedback/"); {
-			case feedback && t.Skipped():
-				skipped++
-			case feedback:
+			group := ""
+			for _, g := range optional {
+				if strings.Contains(t.Name(), "/"+g+"/") {
+					group = g
+				}
+			}
+			switch {
+			case group != "" && t.Skipped():
+				skipped[group]++
+			case group != "":
 				notSkipped = append(notSkipped, t.Name())
 			case t.Skipped():
 				gone = append(gone, t.Name())
@@ -33,13 +41,22 @@ func TestOptionalGroupsSkipWithoutTheirInterface(t *testing.T) {
 				ran++
 			}
 		})
-		return struct{ store.Store }{memstore.New()} // hides FeedbackStore
+		return struct{ store.Store }{memstore.New()} // hides the optional interfaces
 	})
-	if _, ok := any(struct{ store.Store }{}).(store.FeedbackStore); ok {
+	bare := any(struct{ store.Store }{})
+	if _, ok := bare.(store.FeedbackStore); ok {
 		t.Fatal("the wrapper implements store.FeedbackStore; the test means nothing")
 	}
-	if skipped == 0 || len(notSkipped) > 0 {
-		t.Errorf("Feedback cases: %d skipped, these not: %v", skipped, notSkipped)
+	if _, ok := bare.(store.SystemPrompts); ok {
+		t.Fatal("the wrapper implements store.SystemPrompts; the test means nothing")
+	}
+	for _, g := range optional {
+		if skipped[g] == 0 {
+			t.Errorf("%s cases: none skipped", g)
+		}
+	}
+	if len(notSkipped) > 0 {
+		t.Errorf("cases of optional interfaces that did not skip: %v", notSkipped)
 	}
 	if ran == 0 || len(gone) > 0 {
 		t.Errorf("other cases: %d ran, these skipped: %v", ran, gone)

@@ -137,6 +137,12 @@ func diffThread(got, want store.Thread) string {
 	if got.Title != want.Title {
 		d = append(d, fmt.Sprintf("Title = %s, want %s", short(got.Title), short(want.Title)))
 	}
+	if got.Summary != want.Summary {
+		d = append(d, fmt.Sprintf("Summary = %s, want %s", short(got.Summary), short(want.Summary)))
+	}
+	if got.SummaryThrough != want.SummaryThrough {
+		d = append(d, fmt.Sprintf("SummaryThrough = %d, want %d", got.SummaryThrough, want.SummaryThrough))
+	}
 	d = appendTimeDiff(d, "CreatedAt", got.CreatedAt, want.CreatedAt)
 	d = appendTimeDiff(d, "UpdatedAt", got.UpdatedAt, want.UpdatedAt)
 	d = appendTimePtrDiff(d, "ArchivedAt", got.ArchivedAt, want.ArchivedAt)
@@ -176,6 +182,8 @@ func diffMessage(got, want store.Message) string {
 	if strings.Join(got.Guard.Categories, ",") != strings.Join(want.Guard.Categories, ",") {
 		d = append(d, fmt.Sprintf("Guard.Categories = %q, want %q", got.Guard.Categories, want.Guard.Categories))
 	}
+	field("Replaces", got.Replaces, want.Replaces)
+	d = appendTimePtrDiff(d, "SupersededAt", got.SupersededAt, want.SupersededAt)
 	d = appendTimeDiff(d, "CreatedAt", got.CreatedAt, want.CreatedAt)
 	d = appendTimeDiff(d, "UpdatedAt", got.UpdatedAt, want.UpdatedAt)
 	return strings.Join(d, "; ")
@@ -302,5 +310,8 @@ func cloneMessage(m store.Message) store.Message {
 	}
 	m.ModelMessages = bytes.Clone(m.ModelMessages)
 	m.Guard.Categories = slices.Clone(m.Guard.Categories)
+	if m.SupersededAt != nil {
+		m.SupersededAt = ptr(*m.SupersededAt)
+	}
 	return m
 }

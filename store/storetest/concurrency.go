@@ -14,6 +14,94 @@ var concurrencyCases = []testCase{
 	{"ConcurrentAppendTurnsGetUniqueGapFreeSeqs", testConcurrentAppend},
 	{"ConcurrentConditionalAppendsHaveExactlyOneWinner", testConcurrentConditionalAppend},
 	{"ConcurrentReadsAndUpdatesSeeWholeValues", testConcurrentReadWrite},
+	{"ConcurrentReplacementsOfOneMessageHaveExactlyOneWinner", testConcurrentReplace},
+	{"ConcurrentSetSummariesHaveExactlyOneWinner", testConcurrentSetSummary},
+}
+
+// testConcurrentReplace races edits of one user message, as two browser
+// tabs (or two instances) submit them: exactly one is written, the others
+// are ErrConflict and write nothing, and the winner's turn is the only
+// current one after the replaced message.
+func testConcurrentReplace(t *testing.T, s store.Store) {
+	const n = 16
+	th, msgs := threadWithTurns(t, s, "user-1", 2)
+	replaced := msgs[2]
+	type turn struct{ u, a *store.Message }
+	turns := make([]turn, n)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		u, a := newTurn(th.ID, fmt.Sprint("edit ", i))
+		u.Replaces = replaced.ID
+		turns[i] = turn{u, a}
+		wg.Go(func() {
+			<-start
+			errs[i] = s.AppendTurn(t.Context(), u, a)
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	var winners []int
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			winners = append(winners, i)
+		case !errors.Is(err, store.ErrConflict):
+			t.Errorf("edit %d: err = %v, want nil or %v", i, err, store.ErrConflict)
+		}
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d of %d concurrent edits of one message succeeded (edits %v), want exactly 1", len(winners), n, winners)
+	}
+	w := turns[winners[0]]
+	ms := listMessages(t, s, th.ID)
+	if len(ms) != 6 {
+		t.Fatalf("ListMessages = %d messages, want 6 (the thread's 4 and the winner's 2)", len(ms))
+	}
+	for _, m := range ms {
+		current := m.Seq < replaced.Seq || m.ID == w.u.ID || m.ID == w.a.ID
+		if (m.SupersededAt == nil) != current {
+			t.Errorf("message %d (%s): SupersededAt = %v, want current %v", m.Seq, m.ID, fmtTimePtr(m.SupersededAt), current)
+		}
+	}
+	if w.u.Seq != 5 || w.a.Seq != 6 {
+		t.Errorf("the winning edit got Seq %d, %d; want 5, 6", w.u.Seq, w.a.Seq)
+	}
+}
+
+// testConcurrentSetSummary races compactions of one thread that all read
+// SummaryThrough 0: exactly one summary is stored, whole.
+func testConcurrentSetSummary(t *testing.T, s store.Store) {
+	const n = 16
+	th, _ := threadWithTurns(t, s, "user-1", 2)
+	errs := make([]error, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			errs[i] = s.SetSummary(t.Context(), th.ID, fmt.Sprint("summary ", i), 1+i%4, 0)
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	var winners []int
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			winners = append(winners, i)
+		case !errors.Is(err, store.ErrConflict):
+			t.Errorf("SetSummary %d: err = %v, want nil or %v", i, err, store.ErrConflict)
+		}
+	}
+	if len(winners) != 1 {
+		t.Fatalf("%d of %d concurrent SetSummary calls over 0 succeeded (%v), want exactly 1", len(winners), n, winners)
+	}
+	w := winners[0]
+	wantSummary(t, s, th.ID, "after the race", fmt.Sprint("summary ", w), 1+w%4)
 }
 
 // testConcurrentConditionalAppend races turns that all answer the thread's

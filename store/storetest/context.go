@@ -49,6 +49,8 @@ func testCanceledContext(t *testing.T, s store.Store) {
 
 	newID := uuid.NewString()
 	nu, na := newTurn(th.ID, "after cancel")
+	eu, ea := newTurn(th.ID, "edit after cancel")
+	eu.Replaces = u.ID
 	upd := cloneMessage(a)
 	upd.Status, upd.Blocks, upd.UpdatedAt = store.StatusComplete, sampleBlocks(), at(9)
 
@@ -62,8 +64,10 @@ func testCanceledContext(t *testing.T, s store.Store) {
 		{"ArchiveThread", func() error { return s.ArchiveThread(ctx, th.ID, at(2)) }},
 		{"RequestCancel", func() error { return s.RequestCancel(ctx, th.ID, at(2)) }},
 		{"ClearCancel", func() error { return s.ClearCancel(ctx, th.ID) }},
+		{"SetSummary", func() error { return s.SetSummary(ctx, th.ID, "summary", 2, 0) }},
 		{"DeleteThread", func() error { return s.DeleteThread(ctx, th.ID) }},
 		{"AppendTurn", func() error { return s.AppendTurn(ctx, nu, na) }},
+		{"AppendTurn replacing", func() error { return s.AppendTurn(ctx, eu, ea) }},
 		{"UpdateMessage", func() error { return s.UpdateMessage(ctx, &upd) }},
 		{"GetMessage", func() error { _, err := s.GetMessage(ctx, a.ID); return err }},
 		{"ListMessages", func() error { _, err := s.ListMessages(ctx, th.ID); return err }},

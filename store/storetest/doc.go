@@ -31,13 +31,32 @@
 //     (the first turn included) and is ErrConflict otherwise, lower or
 //     higher, with nothing written; to an unknown thread it is ErrNotFound. UpdateMessage replaces the mutable fields (and only those) and
 //     can clear them. Blocks round-trip every field.
-//   - Isolation: values cross the boundary by copy, in both directions.
+//   - Summaries: SetSummary is returned by GetThread and ListThreads, leaves
+//     UpdatedAt, LastSeq and the messages alone, and is a compare-and-set
+//     on SummaryThrough: over a stale prevThrough (lower, higher, negative)
+//     it is ErrConflict and writes nothing; an empty summary through 0
+//     clears it, also compared; a negative through, or through 0 with a
+//     summary, is ErrInvalid; an unknown thread is ErrNotFound;
+//     CreateThread ignores a Summary it is given.
+//   - Edits: AppendTurn with user.Replaces supersedes the replaced message
+//     and every later one with one SupersededAt, now, changing nothing else
+//     (UpdatedAt included), keeps earlier messages current, and appends the
+//     new turn after the last message with Replaces; ListMessages and
+//     GetMessage return superseded messages; a message superseded by an
+//     earlier edit keeps its first SupersededAt; the summary is cleared
+//     when the replaced Seq is at or before SummaryThrough and kept when it
+//     is after; replacing a message that is not in the thread is
+//     ErrNotFound, an assistant's ErrInvalid, a superseded one ErrConflict,
+//     and none writes anything; a non-zero user.Seq still makes the edit
+//     conditional; UpdateMessage leaves SupersededAt and Replaces alone.
+//   - Isolation: values cross the boundary by copy, in both directions,
+//     a superseded message's SupersededAt included.
 //   - Strings: SQL metacharacters, unicode and a 10 KB title round-trip.
 //     Text a model can produce round-trips exactly through every free-text
-//     and JSON field (title, content, blocks, model messages, a proposal's
-//     call id, summary and Args, audit data) and every method that writes
-//     or reads it, AppendTurn and the streaming checkpoint (UpdateMessage)
-//     included: U+0000 raw and as the JSON escape \u0000 (in values and
+//     and JSON field (title, a thread's summary, content, blocks, model
+//     messages, a proposal's call id, summary and Args, audit data) and
+//     every method that writes or reads it, AppendTurn, SetSummary and the
+//     streaming checkpoint (UpdateMessage) included: U+0000 raw and as the JSON escape \u0000 (in values and
 //     keys), every other C0 control, U+FFFD, U+2028, noncharacters, astral
 //     characters, lone surrogate escapes (\ud800) and a 140 KB line.
 //     Strings that are not UTF-8 are never an error (see below).
@@ -45,7 +64,10 @@
 //     writes nothing. Wrapping context.Canceled is preferred, not required.
 //   - Concurrency: 16 concurrent AppendTurns on one thread all succeed with
 //     unique, gap-free Seqs; of 16 concurrent AppendTurns at the same
-//     user.Seq exactly one succeeds; concurrent reads never see a torn
+//     user.Seq exactly one succeeds; of 16 concurrent edits of one message
+//     exactly one succeeds and is the only current turn after it, the
+//     others ErrConflict; of 16 concurrent SetSummary calls over the same
+//     prevThrough exactly one succeeds; concurrent reads never see a torn
 //     message.
 //     Run the suite with -race.
 //   - Proposals: create/get round trip of every field, with Args byte for
@@ -82,6 +104,23 @@
 //     for an unknown thread; DeleteThread takes the feedback with it;
 //     hostile and model strings in category and comment, and hostile user
 //     ids, round-trip; canceled contexts as for the other methods.
+//   - SystemPrompts, only for a store that implements store.SystemPrompts
+//     (skipped, naming it, otherwise): create/get/list round trip of every
+//     field; CreateSystemPrompt fills a UUID and both times with now and
+//     stores the prompt inactive even when Active is set, is ErrInvalid
+//     without Text and ErrConflict on a taken id (nothing changed);
+//     ListSystemPrompts is newest created first, then by descending ID;
+//     ActivateSystemPrompt makes one prompt active and the previous one
+//     inactive, moving both UpdatedAt and no other prompt, changes nothing
+//     for the active prompt, and is ErrNotFound (nothing changed) for an
+//     unknown one; ActiveSystemPrompt is ErrNotFound when none is active;
+//     DeactivateSystemPrompts leaves none; deleting the active prompt
+//     leaves none, deleting twice or an unknown id is ErrNotFound; with
+//     one prompt active, 32 concurrent activations of different prompts
+//     all succeed and every read during and after them, through
+//     ActiveSystemPrompt and ListSystemPrompts, sees exactly one active;
+//     hostile, model and invalid UTF-8 strings in Name and Text, and
+//     hostile CreatedBy, round-trip; canceled contexts as for the others.
 //
 // # What a store may change
 //
@@ -113,5 +152,9 @@
 // whether Args must be a JSON object, and whether ReopenProposal tells
 // apart times closer than a microsecond. For feedback: the order of rows
 // created at the same instant, and, of concurrent sets, which one is
-// stored (only that it is one whole write).
+// stored (only that it is one whole write). For summaries and edits:
+// whether SetSummary accepts a through past LastSeq; whether AppendTurn
+// keeps an assistant message's Replaces or a SupersededAt the caller put
+// on a new message; and which error an edit gets when its user.Seq is
+// stale and its Replaces is wrong as well.
 package storetest

@@ -70,6 +70,9 @@ func scribble(m *store.Message) {
 	}
 	m.Blocks = append(m.Blocks[:0:0], m.Blocks...) // and a reslice, for good measure
 	m.Content = "scribbled"
+	if m.SupersededAt != nil {
+		*m.SupersededAt = at(-99)
+	}
 }
 
 func testAppendInputIsolated(t *testing.T, s store.Store) {
@@ -103,9 +106,10 @@ func testUpdateInputIsolated(t *testing.T, s store.Store) {
 
 func testMessageOutputIsolated(t *testing.T, s store.Store) {
 	th := newThread(t, s, "user-1", at(0))
-	_, a := appendTurn(t, s, th.ID, "q")
+	u, a := appendTurn(t, s, th.ID, "q")
 	a.Blocks, a.ModelMessages, a.UpdatedAt = sampleBlocks(), sampleModelMessages(), at(1)
 	must(t, s.UpdateMessage(t.Context(), &a), "UpdateMessage")
+	replaceTurn(t, s, th.ID, u.ID) // so that a has a SupersededAt to scribble on
 	want := getMessage(t, s, a.ID)
 	want = cloneMessage(want)
 

@@ -90,6 +90,32 @@ var mutants = []mutant{
 		"Feedback/DeleteThreadRemovesItsFeedback"},
 	{"ListsFeedbackByUpdatedAt", func(s *memstore.Store) store.Store { return feedbackByUpdatedAt{s} },
 		"Feedback/ListOldestCreatedFirstAndEmptyForUnknownThread"},
+	{"SetSummaryWithoutCompare", func(s *memstore.Store) store.Store { return summaryWithoutCompare{s} },
+		"Summaries/SetSummaryWithStalePrevThroughConflictsAndWritesNothing"},
+	{"SetSummaryByCheckThenAct", func(s *memstore.Store) store.Store { return summaryCheckThenAct{s} },
+		"Concurrency/ConcurrentSetSummariesHaveExactlyOneWinner"},
+	{"SetSummaryMovesUpdatedAt", func(s *memstore.Store) store.Store { return summaryTouches{s} },
+		"Summaries/SetSummaryLeavesUpdatedAtAndOtherFields"},
+	{"DropsNULFromSummary", func(s *memstore.Store) store.Store { return dropSummaryNUL{s} },
+		"Strings/ModelTextRoundTripsExactly"},
+	{"ReplaceSupersedesOnlyTheReplaced", func(s *memstore.Store) store.Store { return &supersedeOne{Store: s} },
+		"Edits/ReplacingSupersedesItAndEveryLaterMessage"},
+	{"ReplaceKeepsACoveredSummary", func(s *memstore.Store) store.Store { return keepCoveredSummary{s} },
+		"Edits/ReplacingClearsTheSummaryOnlyWhenItCoversTheMessage"},
+	{"ReplaceClearsAnUncoveredSummary", func(s *memstore.Store) store.Store { return clearAnySummary{s} },
+		"Edits/ReplacingClearsTheSummaryOnlyWhenItCoversTheMessage"},
+	{"ReplaceOfSupersededAppendsAnyway", func(s *memstore.Store) store.Store { return replaceSuperseded{s} },
+		"Concurrency/ConcurrentReplacementsOfOneMessageHaveExactlyOneWinner"},
+	{"ActivateWithoutDeactivating", func(s *memstore.Store) store.Store { return newActiveSet(s, activateAdds) },
+		"SystemPrompts/ActivateSwitchesTheOneActivePrompt"},
+	{"ActivateByCheckThenAct", func(s *memstore.Store) store.Store { return newActiveSet(s, activateCheckThenAct) },
+		"SystemPrompts/ConcurrentActivationsLeaveExactlyOneActiveAtEveryObservation"},
+	{"ActivateInTwoSteps", func(s *memstore.Store) store.Store { return activateInTwoSteps{s} },
+		"SystemPrompts/ConcurrentActivationsLeaveExactlyOneActiveAtEveryObservation"},
+	{"CreateHonoursActive", func(s *memstore.Store) store.Store { return createActive{s} },
+		"SystemPrompts/CreateFillsIDAndTimesAndIsInactive"},
+	{"ListsPromptsOldestFirst", func(s *memstore.Store) store.Store { return promptsOldestFirst{s} },
+		"SystemPrompts/ListNewestCreatedFirstThenByDescendingID"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -535,4 +561,316 @@ func (s feedbackByUpdatedAt) ListFeedback(ctx context.Context, threadID string) 
 	fbs, err := s.Store.ListFeedback(ctx, threadID)
 	slices.SortStableFunc(fbs, func(a, b store.Feedback) int { return a.UpdatedAt.Compare(b.UpdatedAt) })
 	return fbs, err
+}
+
+// summaryWithoutCompare sets the summary over whatever is stored: of two
+// compactions, the later one silently overwrites the other.
+type summaryWithoutCompare struct{ *memstore.Store }
+
+func (s summaryWithoutCompare) SetSummary(ctx context.Context, id, summary string, through, _ int) error {
+	th, err := s.Store.GetThread(ctx, id)
+	if err != nil {
+		return s.Store.SetSummary(ctx, id, summary, through, 0)
+	}
+	return s.Store.SetSummary(ctx, id, summary, through, th.SummaryThrough)
+}
+
+// summaryCheckThenAct compares in one step and sets in another: between
+// the two another compaction may win, and both report success.
+type summaryCheckThenAct struct{ *memstore.Store }
+
+func (s summaryCheckThenAct) SetSummary(ctx context.Context, id, summary string, through, prev int) error {
+	th, err := s.Store.GetThread(ctx, id)
+	if err != nil || th.SummaryThrough != prev {
+		return s.Store.SetSummary(ctx, id, summary, through, prev)
+	}
+	time.Sleep(time.Millisecond) // the window every check-then-act store has
+	cur, err := s.Store.GetThread(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.Store.SetSummary(ctx, id, summary, through, cur.SummaryThrough)
+}
+
+// summaryTouches counts a summary as activity and moves UpdatedAt, as a
+// store does that reuses its rename statement.
+type summaryTouches struct{ *memstore.Store }
+
+func (s summaryTouches) SetSummary(ctx context.Context, id, summary string, through, prev int) error {
+	if err := s.Store.SetSummary(ctx, id, summary, through, prev); err != nil {
+		return err
+	}
+	th, err := s.Store.GetThread(ctx, id)
+	if err != nil {
+		return err
+	}
+	return s.Store.RenameThread(ctx, id, th.Title) // memstore's rename sets UpdatedAt
+}
+
+// dropSummaryNUL loses the U+0000 in a thread's summary, as a store does
+// that cleans what PostgreSQL text refuses.
+type dropSummaryNUL struct{ *memstore.Store }
+
+func (s dropSummaryNUL) GetThread(ctx context.Context, id string) (store.Thread, error) {
+	th, err := s.Store.GetThread(ctx, id)
+	th.Summary = strings.ReplaceAll(th.Summary, "\x00", "")
+	return th, err
+}
+
+// supersedeOne marks only the replaced message superseded: the old
+// answer to it, and the turns after it, stay on the branch. It hides the
+// SupersededAt the memory store gave the later messages.
+type supersedeOne struct {
+	*memstore.Store
+	mu      sync.Mutex
+	current map[string]bool // message ids to report as not superseded
+}
+
+func (s *supersedeOne) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	var before []store.Message
+	if u != nil && u.Replaces != "" {
+		before, _ = s.Store.ListMessages(ctx, u.ThreadID)
+	}
+	if err := s.Store.AppendTurn(ctx, u, a); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range before {
+		if m.ID != u.Replaces && m.SupersededAt == nil {
+			if s.current == nil {
+				s.current = map[string]bool{}
+			}
+			s.current[m.ID] = true
+		}
+	}
+	return nil
+}
+
+func (s *supersedeOne) hide(m store.Message) store.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.current[m.ID] {
+		m.SupersededAt = nil
+	}
+	return m
+}
+
+func (s *supersedeOne) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	m, err := s.Store.GetMessage(ctx, id)
+	return s.hide(m), err
+}
+
+func (s *supersedeOne) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
+	ms, err := s.Store.ListMessages(ctx, threadID)
+	for i := range ms {
+		ms[i] = s.hide(ms[i])
+	}
+	return ms, err
+}
+
+// keepCoveredSummary puts back a summary an edit cleared: the thread's
+// context then summarizes a branch that is gone.
+type keepCoveredSummary struct{ *memstore.Store }
+
+func (s keepCoveredSummary) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	th, terr := s.Store.GetThread(ctx, u.ThreadID)
+	if err := s.Store.AppendTurn(ctx, u, a); err != nil {
+		return err
+	}
+	if after, err := s.Store.GetThread(ctx, u.ThreadID); terr == nil && err == nil &&
+		th.SummaryThrough > 0 && after.SummaryThrough == 0 {
+		return s.Store.SetSummary(ctx, th.ID, th.Summary, th.SummaryThrough, 0)
+	}
+	return nil
+}
+
+// clearAnySummary clears the summary on every edit, covered or not: the
+// next turn pays to summarize again what had not changed.
+type clearAnySummary struct{ *memstore.Store }
+
+func (s clearAnySummary) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	if err := s.Store.AppendTurn(ctx, u, a); err != nil {
+		return err
+	}
+	if th, err := s.Store.GetThread(ctx, u.ThreadID); err == nil && u.Replaces != "" && th.SummaryThrough > 0 {
+		return s.Store.SetSummary(ctx, th.ID, "", 0, th.SummaryThrough)
+	}
+	return nil
+}
+
+// replaceSuperseded appends an edit whose replaced message another edit
+// already superseded, as a plain turn: two concurrent edits both land.
+type replaceSuperseded struct{ *memstore.Store }
+
+func (s replaceSuperseded) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	err := s.Store.AppendTurn(ctx, u, a)
+	if errors.Is(err, store.ErrConflict) && u.Replaces != "" && u.Seq == 0 {
+		replaces := u.Replaces
+		u.Replaces = ""
+		err = s.Store.AppendTurn(ctx, u, a)
+		u.Replaces = replaces
+	}
+	return err
+}
+
+// activeSet keeps which prompts are active itself, beside the memory
+// store's prompts, and activates with activate.
+type activeSet struct {
+	*memstore.Store
+	activate func(s *activeSet, id string)
+	mu       sync.Mutex
+	active   map[string]bool
+	updated  map[string]time.Time // by activation changes
+}
+
+func newActiveSet(s *memstore.Store, activate func(*activeSet, string)) *activeSet {
+	return &activeSet{Store: s, activate: activate, active: map[string]bool{}, updated: map[string]time.Time{}}
+}
+
+// set marks id active or not, and when that is a change, updated now.
+// The caller holds s.mu.
+func (s *activeSet) set(id string, active bool) {
+	if s.active[id] != active {
+		s.active[id] = active
+		s.updated[id] = time.Now()
+	}
+}
+
+// activateAdds marks the prompt active and leaves the others as they are.
+func activateAdds(s *activeSet, id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.set(id, true)
+}
+
+// activateCheckThenAct reads which prompts are active, and in a second
+// step deactivates those and activates id: two activations that read the
+// same active prompt both leave theirs active.
+func activateCheckThenAct(s *activeSet, id string) {
+	s.mu.Lock()
+	var seen []string
+	for old, on := range s.active {
+		if on && old != id {
+			seen = append(seen, old)
+		}
+	}
+	s.mu.Unlock()
+	time.Sleep(time.Millisecond) // the window every check-then-act store has
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, old := range seen {
+		s.set(old, false)
+	}
+	s.set(id, true)
+}
+
+func (s *activeSet) mark(p store.SystemPrompt) store.SystemPrompt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p.Active = s.active[p.ID]
+	if at, ok := s.updated[p.ID]; ok {
+		p.UpdatedAt = at
+	}
+	return p
+}
+
+func (s *activeSet) ActivateSystemPrompt(ctx context.Context, id string) error {
+	if _, err := s.Store.GetSystemPrompt(ctx, id); err != nil {
+		return err
+	}
+	s.activate(s, id)
+	return nil
+}
+
+func (s *activeSet) DeactivateSystemPrompts(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.active {
+		s.set(id, false)
+	}
+	return nil
+}
+
+func (s *activeSet) DeleteSystemPrompt(ctx context.Context, id string) error {
+	if err := s.Store.DeleteSystemPrompt(ctx, id); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.active, id)
+	delete(s.updated, id)
+	return nil
+}
+
+func (s *activeSet) GetSystemPrompt(ctx context.Context, id string) (store.SystemPrompt, error) {
+	p, err := s.Store.GetSystemPrompt(ctx, id)
+	return s.mark(p), err
+}
+
+func (s *activeSet) ListSystemPrompts(ctx context.Context) ([]store.SystemPrompt, error) {
+	ps, err := s.Store.ListSystemPrompts(ctx)
+	for i := range ps {
+		ps[i] = s.mark(ps[i])
+	}
+	return ps, err
+}
+
+// ActiveSystemPrompt returns one of the active prompts, as a query with
+// LIMIT 1 would.
+func (s *activeSet) ActiveSystemPrompt(ctx context.Context) (store.SystemPrompt, error) {
+	ps, err := s.ListSystemPrompts(ctx)
+	if err != nil {
+		return store.SystemPrompt{}, err
+	}
+	for _, p := range ps {
+		if p.Active {
+			return p, nil
+		}
+	}
+	return store.SystemPrompt{}, fmt.Errorf("none active: %w", store.ErrNotFound)
+}
+
+// activateInTwoSteps deactivates in one transaction and activates in
+// another: never two active, but a reader between the steps sees none.
+type activateInTwoSteps struct{ *memstore.Store }
+
+func (s activateInTwoSteps) ActivateSystemPrompt(ctx context.Context, id string) error {
+	if p, err := s.Store.GetSystemPrompt(ctx, id); err != nil || p.Active {
+		return err
+	}
+	if err := s.Store.DeactivateSystemPrompts(ctx); err != nil {
+		return err
+	}
+	time.Sleep(time.Millisecond) // the window between the two transactions
+	return s.Store.ActivateSystemPrompt(ctx, id)
+}
+
+// createActive creates a prompt marked active as the active one.
+type createActive struct{ *memstore.Store }
+
+func (s createActive) CreateSystemPrompt(ctx context.Context, p *store.SystemPrompt) error {
+	active := p.Active
+	if err := s.Store.CreateSystemPrompt(ctx, p); err != nil {
+		return err
+	}
+	if active {
+		if err := s.Store.ActivateSystemPrompt(ctx, p.ID); err != nil {
+			return err
+		}
+		p.Active = true
+	}
+	return nil
+}
+
+// promptsOldestFirst lists prompts in creation order.
+type promptsOldestFirst struct{ *memstore.Store }
+
+func (s promptsOldestFirst) ListSystemPrompts(ctx context.Context) ([]store.SystemPrompt, error) {
+	ps, err := s.Store.ListSystemPrompts(ctx)
+	slices.Reverse(ps)
+	return ps, err
 }

@@ -22,6 +22,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Threads", threadCases},
 		{"ListThreads", listCases},
 		{"Messages", messageCases},
+		{"Summaries", summaryCases},
+		{"Edits", editCases},
 		{"Isolation", isolationCases},
 		{"Strings", stringCases},
 		{"Context", contextCases},
@@ -29,6 +31,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Audit", auditCases},
 		{"Proposals", proposalCases},
 		{"Feedback", feedbackCases},
+		{"SystemPrompts", promptCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -134,9 +134,10 @@ func invalidUTF8() []string {
 	}
 }
 
-// A model's text reaches a title, a user's message, an assistant's blocks
-// and model messages (at AppendTurn, at the streaming checkpoint, at the
-// end), a proposal's call id, summary and arguments, and audit data. Each
+// A model's text reaches a title, a thread's summary, a user's message, an
+// assistant's blocks and model messages (at AppendTurn, at the streaming
+// checkpoint, at the end), a proposal's call id, summary and arguments, and
+// audit data. Each
 // must come back exactly, through every read.
 func testModelText(t *testing.T, s store.Store) {
 	for i, str := range modelStrings() {
@@ -204,6 +205,7 @@ func roundTrip(t *testing.T, s store.Store, i int, text string, raw json.RawMess
 		t.Helper()
 		want := th
 		allow(got.Title, &want.Title)
+		allow(got.Summary, &want.Summary)
 		if d := diffThread(got, want); d != "" {
 			t.Errorf("%s with %s: %s", op, name, d)
 		}
@@ -255,6 +257,15 @@ func roundTrip(t *testing.T, s store.Store, i int, text string, raw json.RawMess
 	a.Blocks, a.ModelMessages = textBlocks(text, raw)[:1], raw
 	must(t, s.AppendTurn(ctx, u, a), "AppendTurn with "+name)
 	checkMessages("AppendTurn", u, a)
+	th.UpdatedAt = getThread(t, s, th.ID).UpdatedAt // AppendTurn moved it
+	th.Summary, th.SummaryThrough = text, 2
+	must(t, s.SetSummary(ctx, th.ID, text, 2, 0), "SetSummary with "+name)
+	checkThread("GetThread after SetSummary", getThread(t, s, th.ID))
+	if ts, err := s.ListThreads(ctx, owner, store.ListOptions{}); err != nil || len(ts) != 1 {
+		t.Errorf("ListThreads after SetSummary with %s = %d threads, %v; want 1", name, len(ts), err)
+	} else {
+		checkThread("ListThreads after SetSummary", ts[0])
+	}
 	// The checkpoint of a streaming reply, then its end.
 	a.Blocks, a.ModelMessages, a.UpdatedAt = textBlocks(text, raw), textModelMessages(text, raw), at(i+1)
 	must(t, s.UpdateMessage(ctx, a), "UpdateMessage (checkpoint) with "+name)
