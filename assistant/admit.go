@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"slices"
 
 	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/store"
@@ -30,15 +31,32 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
 			return nil, false, e.storeErr("load history", err)
 		}
-		t.thread, t.prompt.past = th, stretches(prior)
-		// Until compact plans it, the history is what follows the summary.
-		t.prompt.history, t.prompt.summary = flatten(after(t.prompt.past, th.SummaryThrough)), th.Summary
-		t.rebuildKnowledge()
-		t.prompt.pending = e.pendingProposals(ctx, th.ID, prior)
+		t.thread = th
 	}
 	// What the user says this turn: their message, their form answers, or
 	// for a decision a note the server writes from the stored proposal.
 	text, scan := req.Message, true
+	branch := prior // what the turn continues
+	if req.Replaces != "" || req.Regenerate {
+		target, again, err := t.replacing(prior)
+		if err != nil {
+			return nil, false, err
+		}
+		t.cont.replaces, text = &target, again
+		branch = slices.DeleteFunc(slices.Clone(prior), func(m store.Message) bool { return m.Seq >= target.Seq })
+		if target.Seq <= t.thread.SummaryThrough {
+			// The summary covers what is replaced; the write clears it.
+			t.thread.Summary, t.thread.SummaryThrough = "", 0
+		}
+	}
+	t.cont.superseded = supersededIDs(prior, t.cont.replaces)
+	if req.ThreadID != "" {
+		t.prompt.past = stretches(branch)
+		// Until compact plans it, the history is what follows the summary.
+		t.prompt.history, t.prompt.summary = flatten(after(t.prompt.past, t.thread.SummaryThrough)), t.thread.Summary
+		t.rebuildKnowledge()
+		t.prompt.pending = e.pendingProposals(ctx, t.thread.ID, prior)
+	}
 	switch {
 	case req.Decision != nil:
 		if err := t.checkDecision(ctx, req.Decision); err != nil {

@@ -26,6 +26,8 @@ type continuation struct {
 	tool        offeredTool          // the tool an apply runs
 	applied     bool                 // the applied tool succeeded
 	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
+	replaces    *store.Message       // an edit or regeneration: the user message replaced
+	superseded  map[string]bool      // ids of the thread's superseded messages, this turn's included
 	quiet       error                // a decision out of budget: no model call, this says why
 }
 
@@ -44,6 +46,12 @@ func (e *Engine) validateRequest(req *Request) error {
 	switch {
 	case conts > 1:
 		return invalid("send a decision, tool results or form answers, not several")
+	case (req.Replaces != "" || req.Regenerate) && (conts > 0 || req.ThreadID == ""):
+		return invalid("an edit or a regeneration needs the thread id and no decision, tool results or form answers")
+	case req.Replaces != "" && req.Regenerate:
+		return invalid("send replaces or regenerate, not both")
+	case req.Regenerate && req.Message != "":
+		return invalid("a regeneration carries no message")
 	case conts == 1 && req.ThreadID == "":
 		return invalid("a continuation needs the thread id")
 	case req.Decision != nil && req.Message != "":
@@ -52,7 +60,7 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid(fmt.Sprintf("at most %d tool results", maxToolResults))
 	case len(req.Message) > e.cfg.MaxMessageBytes:
 		return wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
-	case conts == 0 && strings.TrimSpace(req.Message) == "":
+	case conts == 0 && !req.Regenerate && strings.TrimSpace(req.Message) == "":
 		return invalid("message is empty")
 	case !utf8.ValidString(req.Message):
 		return invalid("message is not valid UTF-8")
@@ -86,6 +94,7 @@ func (e *Engine) validateRequest(req *Request) error {
 	// request field holding one is refused by name, never a failed write.
 	fields := []struct{ name, value string }{
 		{"thread_id", req.ThreadID}, {"message", req.Message}, {"page", req.Page}, {"page_context", req.PageContext},
+		{"replaces", req.Replaces},
 	}
 	if req.Decision != nil {
 		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token})
@@ -326,6 +335,8 @@ func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
 		return notFound(fmt.Errorf("proposal of user %q", p.UserID))
 	case p.ThreadID != t.thread.ID:
 		return conflict("decide", "That approval belongs to another conversation.", errors.New("proposal of another thread"))
+	case t.cont.superseded[p.MessageID]:
+		return conflict("decide", "That approval was for a part of the conversation that has since been edited.", errors.New("proposal of a superseded message"))
 	}
 	if err := decidable(p, e.cfg.Now()); err != nil {
 		if p.Status == store.ProposalPending {

@@ -87,11 +87,11 @@ func TestPostgresAThreadWrittenOnOneInstanceReadsBackIdenticallyOnTheOther(t *te
 		streamed = append(streamed, bl)
 	}
 	id := streamed[0].Meta.ThreadID
-	_, onA, err := a.Thread(context.Background(), alice, id)
+	_, onA, err := a.Thread(context.Background(), alice, id, assistant.ThreadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, onB, err := b.Thread(context.Background(), alice, id)
+	_, onB, err := b.Thread(context.Background(), alice, id, assistant.ThreadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -76,6 +77,15 @@ type Request struct {
 	// approval cards. The Authorizer must allow RunAutonomous, else the
 	// turn is refused with CodeForbidden.
 	Autonomous bool
+
+	// Replaces edits the conversation: Message replaces the thread's user
+	// message with this id. That message and every later one are kept,
+	// marked superseded, and no longer replayed to the model; the new turn
+	// continues from the message before it.
+	Replaces string
+	// Regenerate asks for a new answer to the thread's last user message:
+	// that message is replaced by itself. Message must be empty.
+	Regenerate bool
 }
 
 // Decision is the user's answer to a confirm card.
@@ -225,10 +235,18 @@ func (e *Engine) Threads(ctx context.Context, u parley.User, opts store.ListOpti
 	return ts, nil
 }
 
+// ThreadOptions selects what Engine.Thread returns.
+type ThreadOptions struct {
+	// Superseded includes the messages an edit or a regeneration replaced
+	// (their SupersededAt is set), for audit. By default only the current
+	// conversation is returned.
+	Superseded bool
+}
+
 // Thread returns a thread and its messages in stored form, if u may read it.
 // A thread u may not read is reported as not found, never as forbidden, so
 // its existence does not leak.
-func (e *Engine) Thread(ctx context.Context, u parley.User, id string) (store.Thread, []store.Message, error) {
+func (e *Engine) Thread(ctx context.Context, u parley.User, id string, opts ThreadOptions) (store.Thread, []store.Message, error) {
 	t, err := e.thread(ctx, u, id, ReadThread)
 	if err != nil {
 		return store.Thread{}, nil, err
@@ -236,6 +254,9 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string) (store.Th
 	msgs, err := e.cfg.Store.ListMessages(ctx, id)
 	if err != nil {
 		return store.Thread{}, nil, e.storeErr("list messages", err)
+	}
+	if !opts.Superseded {
+		msgs = slices.DeleteFunc(msgs, func(m store.Message) bool { return m.SupersededAt != nil })
 	}
 	if err := e.auditRead(ctx, u, t, ""); err != nil {
 		return store.Thread{}, nil, err

@@ -422,17 +422,17 @@ func TestStaffMayReadButNotWriteAnotherUsersThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, msgs, err := h.eng.Thread(context.Background(), sam, id); err != nil || len(msgs) != 2 {
+	if _, msgs, err := h.eng.Thread(context.Background(), sam, id, assistant.ThreadOptions{}); err != nil || len(msgs) != 2 {
 		t.Errorf("staff read: %v (%d messages)", err, len(msgs))
 	}
-	if _, _, err := h.eng.Thread(context.Background(), alice, id); err != nil {
+	if _, _, err := h.eng.Thread(context.Background(), alice, id, assistant.ThreadOptions{}); err != nil {
 		t.Errorf("owner read: %v", err)
 	}
 	ev, _ := h.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditThreadRead})
 	if len(ev) != 1 || ev[0].ActorID != "sam" || ev[0].ThreadID != id || string(ev[0].Data) != `{"owner":"alice"}` {
 		t.Errorf("audit after a staff read and an owner read = %+v, want exactly the staff read", ev)
 	}
-	if _, _, err := h.eng.Thread(context.Background(), bob, id); !errors.Is(err, assistant.ErrNotFound) {
+	if _, _, err := h.eng.Thread(context.Background(), bob, id, assistant.ThreadOptions{}); !errors.Is(err, assistant.ErrNotFound) {
 		t.Errorf("other user read: %v, want ErrNotFound", err)
 	}
 	if err := h.eng.ArchiveThread(context.Background(), sam, id); !errors.Is(err, assistant.ErrNotFound) {

@@ -175,11 +175,11 @@ func TestOwnershipIsEnforcedEvenByAPermissiveAuthorizer(t *testing.T) {
 			if err := h.eng.ArchiveThread(context.Background(), bob, id); !errors.Is(err, assistant.ErrNotFound) {
 				t.Errorf("bob archiving alice's thread: %v, want ErrNotFound", err)
 			}
-			_, _, err = h.eng.Thread(context.Background(), bob, id)
+			_, _, err = h.eng.Thread(context.Background(), bob, id, assistant.ThreadOptions{})
 			if got := err == nil; got != tc.otherRead {
 				t.Errorf("bob reading alice's thread: %v, want allowed=%v (the Authorizer's ReadThread decision)", err, tc.otherRead)
 			}
-			if _, _, err := h.eng.Thread(context.Background(), alice, id); err != nil {
+			if _, _, err := h.eng.Thread(context.Background(), alice, id, assistant.ThreadOptions{}); err != nil {
 				t.Errorf("the owner could not read: %v", err)
 			}
 		})

@@ -97,7 +97,7 @@ func TestStaffReadsAreAuditedOnEveryReadPath(t *testing.T) {
 	if _, err := h.eng.Proposals(context.Background(), sam, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := h.eng.Thread(context.Background(), sam, id); err != nil {
+	if _, _, err := h.eng.Thread(context.Background(), sam, id, assistant.ThreadOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := h.eng.Proposals(context.Background(), alice, id); err != nil {

@@ -145,6 +145,9 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete,
 		Content: t.in.verdict.Redacted, Guard: verdict(t.in.verdict, e.guard != nil)}
 	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
+	if t.cont.replaces != nil {
+		t.user.Replaces = t.cont.replaces.ID
+	}
 	if len(req.ToolResults) > 0 || req.Form != nil {
 		// Answer the last turn at most once: the append fails if anything
 		// was added to the thread since it was read, here or elsewhere.
@@ -154,7 +157,13 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 		if errors.Is(err, store.ErrConflict) && t.user.Seq != 0 {
 			return fail(conflict("persist turn", "That was already answered.", err))
 		}
+		if errors.Is(err, store.ErrConflict) && t.user.Replaces != "" {
+			return fail(conflict("persist turn", "That message was already replaced.", err))
+		}
 		return fail(e.storeErr("persist turn", err))
+	}
+	if t.cont.replaces != nil {
+		t.withdrawSuperseded(context.WithoutCancel(ctx))
 	}
 	return nil
 }

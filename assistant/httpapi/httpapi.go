@@ -263,6 +263,11 @@ type StreamRequest struct {
 	ToolResults []ToolResultBody `json:"tool_results,omitempty"`
 	Form        *FormAnswerBody  `json:"form,omitempty"`
 	Autonomous  bool             `json:"autonomous,omitempty"`
+	// Replaces edits the conversation: message replaces the user message
+	// with this id (see assistant.Request.Replaces).
+	Replaces string `json:"replaces,omitempty"`
+	// Regenerate asks for a new answer to the last user message.
+	Regenerate bool `json:"regenerate,omitempty"`
 }
 
 // DecisionBody applies or declines a confirm card: {"token", "apply"}.
@@ -288,7 +293,7 @@ type FormAnswerBody struct {
 func (req *StreamRequest) request() (assistant.Request, error) {
 	out := assistant.Request{
 		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
-		Autonomous: req.Autonomous,
+		Autonomous: req.Autonomous, Replaces: req.Replaces, Regenerate: req.Regenerate,
 	}
 	if d := req.Decision; d != nil {
 		if d.Apply == nil {
@@ -374,6 +379,8 @@ type messageJSON struct {
 	Blocks       []blocks.Block `json:"blocks"`
 	InputTokens  int64          `json:"input_tokens,omitempty"`
 	OutputTokens int64          `json:"output_tokens,omitempty"`
+	Replaces     string         `json:"replaces,omitempty"`      // the user message this one replaced
+	SupersededAt *time.Time     `json:"superseded_at,omitempty"` // set when an edit replaced it (?superseded=1)
 	CreatedAt    time.Time      `json:"created_at"`
 }
 
@@ -383,7 +390,8 @@ func toMessageJSON(m store.Message) messageJSON {
 		bs = []blocks.Block{}
 	}
 	return messageJSON{ID: m.ID, Seq: m.Seq, Role: m.Role, Status: m.Status, Content: m.Content,
-		Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens, CreatedAt: m.CreatedAt}
+		Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
+		Replaces: m.Replaces, SupersededAt: m.SupersededAt, CreatedAt: m.CreatedAt}
 }
 
 func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.User) {
@@ -422,7 +430,11 @@ func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.Use
 	if !ok {
 		return
 	}
-	t, msgs, err := h.eng.Thread(r.Context(), u, id)
+	superseded, ok := h.boolQuery(w, r, "superseded")
+	if !ok {
+		return
+	}
+	t, msgs, err := h.eng.Thread(r.Context(), u, id, assistant.ThreadOptions{Superseded: superseded})
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -490,6 +502,21 @@ func (h *Handler) cancelTurn(w http.ResponseWriter, r *http.Request, u parley.Us
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// boolQuery reads an optional boolean query parameter (1, true, 0,
+// false, ...); a value that is not one answers 400 and ok is false.
+func (h *Handler) boolQuery(w http.ResponseWriter, r *http.Request, name string) (v, ok bool) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return false, true
+	}
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		h.invalid(w, r, name+" must be true or false")
+		return false, false
+	}
+	return v, true
+}
+
 // archiveThread archives the thread, or with ?hard=true deletes it and its
 // messages for good.
 func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley.User) {
@@ -497,13 +524,9 @@ func (h *Handler) archiveThread(w http.ResponseWriter, r *http.Request, u parley
 	if !ok {
 		return
 	}
-	hard := false
-	if v := r.URL.Query().Get("hard"); v != "" {
-		var err error
-		if hard, err = strconv.ParseBool(v); err != nil {
-			h.invalid(w, r, "hard must be true or false")
-			return
-		}
+	hard, ok := h.boolQuery(w, r, "hard")
+	if !ok {
+		return
 	}
 	del := h.eng.ArchiveThread
 	if hard {
