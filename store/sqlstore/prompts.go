@@ -123,10 +123,11 @@ func (s *Store) ActivateSystemPrompt(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return fail(ctx, op, err)
 	}
-	a := s.args(3).time(s.clock()).add(id)
+	a := s.args(2).time(s.clock()).add(id) // updated_at, id
 	if a.err != nil {
 		return invalid(op, "%v", a.err)
 	}
+	updated := a.a[0]
 	found := true
 	err := s.write(ctx, func(q querier) error {
 		if s.dialect == Postgres {
@@ -144,7 +145,7 @@ func (s *Store) ActivateSystemPrompt(ctx context.Context, id string) error {
 			return err
 		}
 		if _, err := q.ExecContext(ctx, s.rebind(`UPDATE parley_system_prompts SET active = FALSE, updated_at = ?
-			WHERE active = TRUE`), a.a[0]); err != nil {
+			WHERE active = TRUE`), updated); err != nil {
 			return err
 		}
 		_, err = q.ExecContext(ctx, s.rebind(`UPDATE parley_system_prompts SET active = TRUE, updated_at = ?
