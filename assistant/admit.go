@@ -20,6 +20,9 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 			return nil, false, err
 		}
 	}
+	if t.prompt.instructions, err = e.instructions(ctx); err != nil {
+		return nil, false, err
+	}
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
 	t.tools = toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}

@@ -115,8 +115,19 @@ type Config struct {
 	AssistantName      string
 	Organization       string            // "": "the host"
 	Persona            string            // "": a neutral default persona
-	CustomInstructions string            // the operator's standing instructions
+	CustomInstructions string            // the operator's standing instructions; an active stored prompt replaces them
 	PageInstructions   map[string]string // page key -> instructions; the page string itself never reaches the prompt
+	// OperatorAddendum is site-specific text added to every turn's system
+	// prompt after the operator's instructions, whatever the page
+	// (placeholders filled as in Persona). It is not replaced by an active
+	// stored prompt (see store.SystemPrompts), which replaces
+	// CustomInstructions.
+	OperatorAddendum string
+	// ModelFamily declares the model's family: ModelFamilyAnthropic or
+	// ModelFamilyOpenAI add a short calibration note for models that follow
+	// instructions closely; "" (generic) keeps the firmer wording. It is
+	// declared, never inferred from the model name.
+	ModelFamily string
 
 	// Quota. Each is optional; nil or zero disables it.
 	Ledger      quota.Ledger      // per-user token budgets: a turn reserves an estimate first
@@ -133,6 +144,13 @@ type Config struct {
 	Logger *slog.Logger     // nil: discard
 	Now    func() time.Time // nil: time.Now
 }
+
+// Model families for Config.ModelFamily.
+const (
+	ModelFamilyGeneric   = ""
+	ModelFamilyAnthropic = "anthropic"
+	ModelFamilyOpenAI    = "openai"
+)
 
 // Defaults.
 const (
@@ -190,6 +208,9 @@ func (c *Config) validate() error {
 			}
 		}
 		errs = append(errs, checkGrants(c.Authorizer, c.Tools)...)
+	}
+	if c.ModelFamily != ModelFamilyGeneric && c.ModelFamily != ModelFamilyAnthropic && c.ModelFamily != ModelFamilyOpenAI {
+		errs = append(errs, fmt.Errorf("unknown ModelFamily %q", c.ModelFamily))
 	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
 		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {
