@@ -46,7 +46,7 @@ type prompt struct {
 	// instructions are the operator's: the active stored prompt, else
 	// Config.CustomInstructions.
 	instructions string
-	pending []store.Proposal    // the thread's cards still waiting, for the prompt
+	pending      []store.Proposal // the thread's cards still waiting, for the prompt
 }
 
 // systemPrompt assembles the system prompt. Stable sections come first and

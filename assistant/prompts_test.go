@@ -102,10 +102,12 @@ func (failingPrompts) CreateSystemPrompt(context.Context, *store.SystemPrompt) e
 func (failingPrompts) GetSystemPrompt(context.Context, string) (store.SystemPrompt, error) {
 	return store.SystemPrompt{}, store.ErrNotFound
 }
-func (failingPrompts) ListSystemPrompts(context.Context) ([]store.SystemPrompt, error) { return nil, nil }
-func (failingPrompts) ActivateSystemPrompt(context.Context, string) error              { return nil }
-func (failingPrompts) DeactivateSystemPrompts(context.Context) error                   { return nil }
-func (failingPrompts) DeleteSystemPrompt(context.Context, string) error                { return nil }
+func (failingPrompts) ListSystemPrompts(context.Context) ([]store.SystemPrompt, error) {
+	return nil, nil
+}
+func (failingPrompts) ActivateSystemPrompt(context.Context, string) error { return nil }
+func (failingPrompts) DeactivateSystemPrompts(context.Context) error      { return nil }
+func (failingPrompts) DeleteSystemPrompt(context.Context, string) error   { return nil }
 func (failingPrompts) ActiveSystemPrompt(context.Context) (store.SystemPrompt, error) {
 	return store.SystemPrompt{}, errors.New("connection refused")
 }
