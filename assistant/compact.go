@@ -178,41 +178,14 @@ func (t *turn) summarize(ctx context.Context, summary string, folded []stretch) 
 	in.WriteString(transcript)
 	req := &providers.Request{Model: t.conn.model, System: summarySystem, MaxTokens: t.conn.summaryTokens(),
 		Messages: []providers.Message{{Role: providers.User, Content: in.String()}}}
-	text, err := t.sideCall(ctx, req)
+	text, usage, err := t.conn.complete(ctx, req)
+	t.out.usage = t.out.usage.Add(usage)
 	text = strings.TrimSpace(text)
 	if err != nil || text == "" || t.stopped() {
 		t.e.cfg.Logger.Warn("assistant: summarize history; replaying what fits instead", "thread", t.thread.ID, "err", err)
 		return "", false
 	}
 	return truncate(text, t.conn.summaryTokens()*4), true
-}
-
-// sideCall makes a model call the user does not see (a summary), adding
-// its usage to the turn's. Its text is cut at the turn's output cap.
-func (t *turn) sideCall(ctx context.Context, req *providers.Request) (string, error) {
-	var text strings.Builder
-	reported := false
-	defer func() {
-		if !reported {
-			t.out.usage = t.out.usage.Add(estimatedUsage(req, text.String(), nil))
-		}
-	}()
-	for ev, err := range t.conn.provider.Stream(ctx, req) {
-		if err != nil {
-			return text.String(), err
-		}
-		switch ev.Kind {
-		case providers.TextDelta:
-			if text.Len()+len(ev.Text) > t.conn.maxTurnBytes {
-				return text.String(), errors.New("summary over the output cap")
-			}
-			text.WriteString(ev.Text)
-		case providers.UsageEvent:
-			t.out.usage = t.out.usage.Add(ev.Usage)
-			reported = true
-		}
-	}
-	return text.String(), ctx.Err()
 }
 
 // saveSummary stores the new running summary. Losing the race to another

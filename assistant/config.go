@@ -117,6 +117,11 @@ type Config struct {
 	Persona            string            // "": a neutral default persona
 	CustomInstructions string            // the operator's standing instructions; an active stored prompt replaces them
 	PageInstructions   map[string]string // page key -> instructions; the page string itself never reaches the prompt
+	// GenerateTitles names each new thread with a short model call after
+	// its first answer, in the background (its tokens count in the quota).
+	// Without it, or when the call fails, a thread is named after the start
+	// of its first message.
+	GenerateTitles bool
 	// OperatorAddendum is site-specific text added to every turn's system
 	// prompt after the operator's instructions, whatever the page
 	// (placeholders filled as in Persona). It is not replaced by an active

@@ -80,3 +80,21 @@ func TestKnowledgeIsBoundedAndKeepsTheCurrentTurn(t *testing.T) {
 		t.Fatalf("byte count %d, facts hold %d", k.bytes, n)
 	}
 }
+
+func FuzzSanitizeTitle(f *testing.F) {
+	f.Add("**Paris trip** planning!!\nmore")
+	f.Add("\"Title: <script>alert(1)</script>\"")
+	f.Add("\u202eevil\u200b title\x00")
+	f.Fuzz(func(t *testing.T, s string) {
+		got := sanitizeTitle(s)
+		if len(got) > maxTitleBytes || len(strings.Fields(got)) > maxTitleWords {
+			t.Fatalf("%q is too long", got)
+		}
+		if strings.ContainsAny(got, "\n\r<>*#`\"\x00") {
+			t.Fatalf("markup or a line break left in %q", got)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("invalid UTF-8 out: %q", got)
+		}
+	})
+}

@@ -39,6 +39,8 @@ type turn struct {
 	out  transcript
 	hold *quota.Hold // the open quota reservation, until settled or released
 
+	firstTurn bool // the thread had no messages before this turn: a title may follow
+
 	writes replyWrites // orders the reply's writes
 	stop   stopper     // how the turn is told to stop
 }
@@ -133,6 +135,14 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 			t.thread.ID = ""
 			return fail(wrap(CodeInternal, "create thread", err))
 		}
+	}
+	if t.firstTurn = t.thread.LastSeq == 0; t.firstTurn && t.thread.Title == "" {
+		// A draft from NewThread is named by its first message.
+		title := heuristicTitle(t.in.verdict.Redacted)
+		if err := e.cfg.Store.RenameThread(ctx, t.thread.ID, title); err != nil {
+			return fail(e.storeErr("name thread", err))
+		}
+		t.thread.Title = title
 	}
 	if req.ThreadID != "" && t.thread.CancelRequestedAt != nil {
 		// A cancel aimed at an earlier turn must not stop this one.
@@ -329,6 +339,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
 	t.settle(ctx)
+	t.startTitle()
 	if t.out.err != nil {
 		emit(t.e.errorBlock(t.out.err))
 		return

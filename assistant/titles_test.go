@@ -1,0 +1,173 @@
+package assistant_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/quota/memquota"
+)
+
+func isTitleCall(req *providers.Request) bool { return strings.HasPrefix(req.System, "Write a title") }
+
+// titleModel answers turns with "answer" and title calls with title (or
+// fails them), after waiting on gate if it is not nil.
+func titleModel(title string, fail bool, gate chan struct{}) *fake.Provider {
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Func(func(_ context.Context, req *providers.Request) fake.Turn {
+		if !isTitleCall(req) {
+			return fake.Turn{fake.Text("Here is the answer."), fake.Usage(100, 10)}
+		}
+		if gate != nil {
+			<-gate
+		}
+		if fail {
+			return fake.Turn{fake.Fail(errors.New("title backend down"))}
+		}
+		return fake.Turn{fake.Text(title), fake.Usage(40, 7)}
+	})})
+	return p
+}
+
+func waitTurns(t *testing.T, h *harness) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := h.eng.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestModelNamesANewThreadAfterItsFirstAnswer(t *testing.T) {
+	p := titleModel("**Paris trip** planning for the next summer holidays!!\nand more", false, nil)
+	ledger, err := memquota.New(quota.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, p, func(c *assistant.Config) { c.GenerateTitles = true; c.Ledger = ledger })
+	r, _, err := h.collect(t, alice, assistant.Request{Message: "help me plan a trip to paris next summer please"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Title != "help me plan a trip to paris next" {
+		t.Errorf("the stream names the thread %q; want the heuristic title at once", r.Title)
+	}
+	waitTurns(t, h)
+	th, _ := h.store.GetThread(context.Background(), r.ThreadID)
+	if th.Title != "Paris trip planning for the next" {
+		t.Errorf("title %q", th.Title)
+	}
+	u, err := ledger.Usage(context.Background(), "alice", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Daily.Used != 110+47 {
+		t.Errorf("charged %d tokens; want the turn's 110 and the title's 47", u.Daily.Used)
+	}
+	// Later turns do not rename it.
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: r.ThreadID, Message: "and hotels?"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTurns(t, h)
+	titles := 0
+	for _, req := range p.Requests() {
+		if isTitleCall(&req) {
+			titles++
+			if strings.Contains(req.Messages[0].Content, "hotels") {
+				t.Error("the title call saw a later turn")
+			}
+		}
+	}
+	if titles != 1 {
+		t.Errorf("%d title calls, want 1", titles)
+	}
+}
+
+func TestTitleFallsBackAndNeverOverridesTheUser(t *testing.T) {
+	t.Run("model fails", func(t *testing.T) {
+		h := newHarness(t, titleModel("", true, nil), func(c *assistant.Config) { c.GenerateTitles = true })
+		r, _, err := h.collect(t, alice, assistant.Request{Message: "what is the weather"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitTurns(t, h)
+		if th, _ := h.store.GetThread(context.Background(), r.ThreadID); th.Title != "what is the weather" {
+			t.Errorf("title %q after a failed title call", th.Title)
+		}
+	})
+	t.Run("nothing usable", func(t *testing.T) {
+		h := newHarness(t, titleModel(" \"**\" \n# real title", false, nil), func(c *assistant.Config) { c.GenerateTitles = true })
+		r, _, _ := h.collect(t, alice, assistant.Request{Message: "what is the weather"})
+		waitTurns(t, h)
+		if th, _ := h.store.GetThread(context.Background(), r.ThreadID); th.Title != "what is the weather" {
+			t.Errorf("title %q from an empty model title", th.Title)
+		}
+	})
+	t.Run("renamed meanwhile", func(t *testing.T) {
+		gate := make(chan struct{})
+		h := newHarness(t, titleModel("Model title", false, gate), func(c *assistant.Config) { c.GenerateTitles = true })
+		r, _, err := h.collect(t, alice, assistant.Request{Message: "what is the weather"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.eng.RenameThread(context.Background(), alice, r.ThreadID, "Mine"); err != nil {
+			t.Fatal(err)
+		}
+		close(gate)
+		waitTurns(t, h)
+		if th, _ := h.store.GetThread(context.Background(), r.ThreadID); th.Title != "Mine" {
+			t.Errorf("the model's title replaced the user's: %q", th.Title)
+		}
+	})
+	t.Run("off by default", func(t *testing.T) {
+		p := titleModel("Model title", false, nil)
+		h := newHarness(t, p)
+		if _, _, err := h.collect(t, alice, assistant.Request{Message: "hi"}); err != nil {
+			t.Fatal(err)
+		}
+		waitTurns(t, h)
+		if p.Calls() != 1 {
+			t.Errorf("%d model calls without GenerateTitles", p.Calls())
+		}
+	})
+}
+
+func TestNewThreadReusesAnEmptyDraft(t *testing.T) {
+	h := newHarness(t, titleModel("Weather today", false, nil), func(c *assistant.Config) { c.GenerateTitles = true })
+	ctx := context.Background()
+	a, err := h.eng.NewThread(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := h.eng.NewThread(ctx, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ID != b.ID {
+		t.Errorf("a second new chat made another empty thread")
+	}
+	if c, _ := h.eng.NewThread(ctx, bob); c.ID == a.ID {
+		t.Fatal("bob got alice's draft")
+	}
+	r, _, err := h.collect(t, alice, assistant.Request{ThreadID: a.ID, Message: "weather in oslo today"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Title != "weather in oslo today" {
+		t.Errorf("the draft's first message did not name it: %q", r.Title)
+	}
+	waitTurns(t, h)
+	if th, _ := h.store.GetThread(ctx, a.ID); th.Title != "Weather today" {
+		t.Errorf("the draft got no model title: %q", th.Title)
+	}
+	c, err := h.eng.NewThread(ctx, alice)
+	if err != nil || c.ID == a.ID {
+		t.Errorf("a used thread was handed out as a draft: %v", err)
+	}
+}
