@@ -89,6 +89,9 @@ func (t *turn) screen(ctx context.Context, scan bool, prior []store.Message) {
 		t.in.verdict = t.e.checkInput(ctx, t.in.text)
 	}
 	t.in.pageContext = t.e.checkPageContext(ctx, t.req.PageContext)
+	if !t.blocked() {
+		t.ground(ctx)
+	}
 	if t.blocked() {
 		t.tools.offered = nil
 		t.setupTools(prior)

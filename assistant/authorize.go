@@ -26,6 +26,9 @@ const (
 	// RunAutonomous: run Mutate and Destructive tools without asking for
 	// approval for one turn that requested it (Request.Autonomous).
 	RunAutonomous ActionKind = "run_autonomous"
+	// ReadEntity: put a host object the user referred to into the prompt
+	// (Request.Entities, Config.Mentions); Action.Entity set.
+	ReadEntity ActionKind = "read_entity"
 )
 
 // Action is what the Authorizer decides on.
@@ -33,6 +36,7 @@ type Action struct {
 	Kind   ActionKind
 	Tool   *tools.Spec   // UseTool
 	Thread *store.Thread // ReadThread, WriteThread
+	Entity *EntityRef    // ReadEntity
 }
 
 // Authorizer decides whether a user may perform an action. It returns nil to
@@ -67,18 +71,22 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) 
 //   - WriteThread: the owner only.
 //   - ManageQuota, ManagePrompts: a user with a Staff role.
 //   - RunAutonomous: a user with one of the Autonomous roles.
+//   - ReadEntity: what Entities says; nil denies every reference.
 type RoleAuthorizer struct {
 	Disabled   bool                // turn the assistant off for everyone
 	Enabled    []string            // roles that may chat; empty: every user
 	Tools      map[string][]string // role ("*": every user) -> granted tools; nil: none
 	Staff      []string            // roles that may read others' threads and manage quotas and prompts
 	Autonomous []string            // roles that may run a turn without approvals; empty: nobody
+	// Entities decides ReadEntity: whether u may have ref put into the
+	// prompt. It is the host's ownership check; nil denies every reference.
+	Entities func(ctx context.Context, u parley.User, ref EntityRef) bool
 }
 
 var _ Authorizer = RoleAuthorizer{}
 
 // Authorize implements Authorizer.
-func (r RoleAuthorizer) Authorize(_ context.Context, u parley.User, a Action) error {
+func (r RoleAuthorizer) Authorize(ctx context.Context, u parley.User, a Action) error {
 	if r.Disabled {
 		return fmt.Errorf("assistant disabled: %w", ErrForbidden)
 	}
@@ -106,6 +114,10 @@ func (r RoleAuthorizer) Authorize(_ context.Context, u parley.User, a Action) er
 		}
 	case RunAutonomous:
 		if hasAny(u, r.Autonomous) {
+			return nil
+		}
+	case ReadEntity:
+		if a.Entity != nil && r.Entities != nil && r.Entities(ctx, u, *a.Entity) {
 			return nil
 		}
 	}

@@ -117,6 +117,14 @@ type Config struct {
 	Persona            string            // "": a neutral default persona
 	CustomInstructions string            // the operator's standing instructions; an active stored prompt replaces them
 	PageInstructions   map[string]string // page key -> instructions; the page string itself never reaches the prompt
+	// ResolveEntity loads a host object a request refers to (Request.Entities,
+	// Mentions) once the Authorizer allowed ReadEntity for it; nil: none is
+	// loaded, and the model is told they are not available.
+	ResolveEntity ResolveEntityFunc
+	// Mentions finds references in the user's message, e.g. @mentions
+	// matched against the host's objects; they are handled as
+	// Request.Entities. nil: none.
+	Mentions MentionsFunc
 	// GenerateTitles names each new thread with a short model call after
 	// its first answer, in the background (its tokens count in the quota).
 	// Without it, or when the call fails, a thread is named after the start

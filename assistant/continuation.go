@@ -56,6 +56,10 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("a continuation needs the thread id")
 	case req.Decision != nil && req.Message != "":
 		return invalid("a decision carries no message")
+	case len(req.Entities) > MaxEntities:
+		return invalid(fmt.Sprintf("at most %d entities", MaxEntities))
+	case slices.ContainsFunc(req.Entities, func(r EntityRef) bool { return !validRef(r) }):
+		return invalid(fmt.Sprintf("each entity needs a type and an id of at most %d bytes, without NUL", maxRefBytes))
 	case len(req.ToolResults) > maxToolResults:
 		return invalid(fmt.Sprintf("at most %d tool results", maxToolResults))
 	case len(req.Message) > e.cfg.MaxMessageBytes:

@@ -86,6 +86,11 @@ type Request struct {
 	// Regenerate asks for a new answer to the thread's last user message:
 	// that message is replaced by itself. Message must be empty.
 	Regenerate bool
+
+	// Entities are objects of the host application the message is about
+	// (at most MaxEntities). Each reaches the prompt only if the Authorizer
+	// allows ReadEntity for it; Config.ResolveEntity loads it.
+	Entities []EntityRef
 }
 
 // Decision is the user's answer to a confirm card.

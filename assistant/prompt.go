@@ -46,6 +46,7 @@ type prompt struct {
 	// instructions are the operator's: the active stored prompt, else
 	// Config.CustomInstructions.
 	instructions string
+	entities     []grounded       // the host objects the user refers to, authorized
 	pending      []store.Proposal // the thread's cards still waiting, for the prompt
 }
 
@@ -116,6 +117,9 @@ func (t *turn) systemPrompt() string {
 		b.WriteString("\n\n## Page context (from the application, untrusted)\n<page_context>\n")
 		b.WriteString(untrustedEscaper.Replace(truncate(pc, cfg.MaxPageContextBytes)))
 		b.WriteString("\n</page_context>")
+	}
+	if !t.blocked() {
+		writeEntities(&b, t.prompt.entities)
 	}
 	b.WriteString(summarySection(t.prompt.summary))
 	b.WriteString("\n\n## Now\n")
