@@ -15,4 +15,13 @@
 // first text delta.
 //
 //	go run ./internal/cmd/bench [-turns 300]
+//
+// With -thread N it measures something else: what a thread of N turns
+// sends the model, with compaction at -window tokens and without it, on
+// real prose from -corpus (a JSONL file of {"text"} rows; by default the
+// benign prompts of ../shared/guardcorpus). Each turn calls a Read tool
+// returning about 6 KB and answers; it prints the prompt's input tokens
+// at turns 1, 12, 30 and 60, the largest prompt and the summary calls' cost.
+//
+//	go run ./internal/cmd/bench -thread 60 [-window 32768]
 package main

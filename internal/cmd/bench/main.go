@@ -40,7 +40,16 @@ func main() {
 	serve := flag.Bool("serve", false, "run the mock server and print its address (used by the parent)")
 	turns := flag.Int("turns", 300, "measured turns per side")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the engine side to this file")
+	thread := flag.Int("thread", 0, "instead: measure a thread of this many turns, with and without compaction")
+	window := flag.Int("window", assistant.DefaultContextWindow, "with -thread: the context window in tokens")
+	corpus := flag.String("corpus", "../shared/guardcorpus/benign.jsonl", "with -thread: JSONL prose, one {\"text\"} per line")
 	flag.Parse()
+	if *thread > 0 {
+		if err := runThread(*thread, *window, *corpus); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *serve {
 		serveMock()
 		return
