@@ -157,11 +157,11 @@ func TestAddendumAndCalibration(t *testing.T) {
 // prefix cache hits.
 func TestSystemPromptPrefixIsStableAcrossTurns(t *testing.T) {
 	p := fake.New()
-	now := time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+	clk := &clock{now: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
 	h := newHarness(t, p, func(c *assistant.Config) {
 		c.CustomInstructions = "Be brief."
 		c.OperatorAddendum = "Site rule."
-		c.Now = func() time.Time { now = now.Add(7 * time.Minute); return now }
+		c.Now = func() time.Time { clk.add(7 * time.Minute); return clk.Now() }
 	})
 	p.Append(fake.Turn{fake.Text("hello")})
 	r, _, err := h.collect(t, alice, assistant.Request{Message: "hi"})
