@@ -441,7 +441,7 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 // result: blocks for the user, both halves for the model, an audit row.
 func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, emit func(blocks.Block)) {
 	t.out.callIDs[c.ID] = true
-	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, ToolCalls: []providers.ToolCall{c}})
+	t.out.called("", []providers.ToolCall{c})
 	t.answer(ctx, c, r, d, transport, approval, true, emit)
 }
 

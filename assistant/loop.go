@@ -104,7 +104,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			return
 		}
 		calls = t.uniqueCallIDs(calls, round)
-		t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
+		t.out.called(text, calls)
 		end, reason := t.runTools(t.stop.ctx, calls, emit)
 		if t.stopped() {
 			t.out.err = t.stopErr()

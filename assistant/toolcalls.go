@@ -39,7 +39,7 @@ func (t *turn) answer(ctx context.Context, c providers.ToolCall, r tools.Result,
 		emit(*r.UI)
 	}
 	content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
-	t.out.msgs = append(t.out.msgs, providers.Message{Role: providers.Tool, ToolCallID: c.ID, Content: string(content)})
+	t.out.answered(c.ID, string(content))
 	switch {
 	case transport == knownTransport || isMetaTool(c.Name):
 	case t.readOnly(c.Name):

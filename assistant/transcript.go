@@ -45,6 +45,18 @@ func (o *transcript) storedBlocks() []blocks.Block {
 	return o.stored.Blocks()
 }
 
+// called records the model's message that makes tool calls, with the text
+// that came with them.
+func (o *transcript) called(text string, calls []providers.ToolCall) {
+	o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
+}
+
+// answered records a tool's answer to the call with that id, as the model
+// reads it.
+func (o *transcript) answered(id, content string) {
+	o.msgs = append(o.msgs, providers.Message{Role: providers.Tool, ToolCallID: id, Content: content})
+}
+
 // say records the model's text from a call whose tool calls, if any, will
 // not run: the model message that ends the turn.
 func (o *transcript) say(text string) {
