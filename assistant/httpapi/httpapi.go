@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley"
@@ -118,30 +119,15 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		{"GET", "/api/chat/quota/{user_id}", h.authed(h.getUsage)},
 		{"PUT", "/api/chat/quota/{user_id}", h.jsonBody(h.authed(h.setLimits))},
 	}
-	// Each path's Allow header lists its methods in the order above.
-	var paths []string
-	allowed := map[string]string{}
 	for _, rt := range routes {
-		h.mux.HandleFunc(rt.method+" "+rt.path, rt.h)
-		if a, ok := allowed[rt.path]; ok {
-			allowed[rt.path] = a + ", " + rt.method
-		} else {
-			paths = append(paths, rt.path)
-			allowed[rt.path] = rt.method
+		if !slices.Contains(routeMethods[:], rt.method) {
+			panic("httpapi: route method " + rt.method + " is not in routeMethods")
 		}
+		h.mux.HandleFunc(rt.method+" "+rt.path, rt.h)
 	}
-	// The mux's own 404 and 405 answers are plain text; these keep every
-	// error in the JSON shape. A method-less pattern loses to the routes above.
-	for _, path := range paths {
-		allow := allowed[path]
-		h.mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Allow", allow)
-			h.writeErrorStatus(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "This method is not allowed here.")
-		})
-	}
-	h.mux.HandleFunc("/api/chat/", func(w http.ResponseWriter, r *http.Request) {
-		h.writeErrorStatus(w, http.StatusNotFound, assistant.CodeNotFound, "There is nothing here.")
-	})
+	// The mux's own 404 and 405 answers are plain text; this keeps every
+	// error in the JSON shape. It loses to every route above.
+	h.mux.HandleFunc(unrouted, h.notRouted)
 	h.root = h.mux
 	if cfg.DisableCrossOriginProtection {
 		if len(cfg.TrustedOrigins) > 0 {
@@ -151,6 +137,34 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		h.root = h.crossOriginProtection().Handler(h.mux)
 	}
 	return h
+}
+
+// unrouted is the pattern of every /api/chat/ request no route matches.
+const unrouted = "/api/chat/"
+
+// routeMethods are the methods routes use, in the order an Allow header
+// lists them.
+var routeMethods = [...]string{"GET", "POST", "PUT", "PATCH", "DELETE"}
+
+// notRouted answers a request no route took: 405 with an Allow header if
+// its path has routes for other methods, else 404. It asks the mux which
+// methods would match rather than registering a method-less pattern per
+// path, which the mux refuses as a conflict beside a more specific path of
+// another method (POST /api/chat/prompts/deactivate beside DELETE
+// /api/chat/prompts/{prompt_id}).
+func (h *Handler) notRouted(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range routeMethods {
+		if _, pattern := h.mux.Handler(&http.Request{Method: m, Host: r.Host, URL: r.URL}); pattern != unrouted {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		h.writeErrorStatus(w, http.StatusNotFound, assistant.CodeNotFound, "There is nothing here.")
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	h.writeErrorStatus(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "This method is not allowed here.")
 }
 
 // ServeHTTP implements http.Handler.

@@ -886,7 +886,10 @@ func TestUnknownRoutesAndMethodsAnswerInTheJSONErrorShape(t *testing.T) {
 		{"PUT", "/api/chat/threads/x", http.StatusMethodNotAllowed, "method_not_allowed", "GET, PATCH, DELETE"},
 		{"POST", "/api/chat/tools", http.StatusMethodNotAllowed, "method_not_allowed", "GET"},
 		{"GET", "/api/chat/threads/x/cancel", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
+		{"GET", "/api/chat/threads/x/messages/y/feedback", http.StatusMethodNotAllowed, "method_not_allowed", "PUT, DELETE"},
+		{"OPTIONS", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"GET", "/api/chat/nope", http.StatusNotFound, "not_found", ""},
+		{"GET", "/api/chat/threads/", http.StatusNotFound, "not_found", ""},
 	} {
 		resp := h.do(tc.method, tc.path, "alice", "")
 		var body struct {
