@@ -23,6 +23,7 @@ var stateChanging = []struct{ method, path, body string }{
 	{"DELETE", "/api/chat/threads/t1/messages/m1/feedback", `{}`},
 	{"POST", "/api/chat/tools/add_item/execute", `{"args":{"name":"milk"}}`},
 	{"PUT", "/api/chat/quota/alice", `{"daily":5}`},
+	{"POST", "/api/chat/threads", `{}`},
 }
 
 func TestBodiesThatAreNotJSONAre415(t *testing.T) {

@@ -53,6 +53,16 @@ func isUTF8Charset(cs string) bool {
 // (400 naming what is wrong, or 413 for a body too large) and reports
 // false.
 func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	return h.decodeBody(w, r, v, false)
+}
+
+// decodeOptional is decode for a route whose body may be left out: no
+// body, or only white space, leaves v as it is and reports true.
+func (h *Handler) decodeOptional(w http.ResponseWriter, r *http.Request, v any) bool {
+	return h.decodeBody(w, r, v, true)
+}
+
+func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
 	if r.ContentLength > h.cfg.MaxBodyBytes {
 		h.tooLarge(w, r)
 		return false
@@ -61,6 +71,9 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
+	if optional && errors.Is(err, io.EOF) { // nothing but white space, a chunked empty body included
+		return true
+	}
 	if err == nil {
 		// Anything after the value but white space is refused, including
 		// a stray '}' that dec.More would not report.

@@ -107,6 +107,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	}{
 		{"POST", "/api/chat/stream", h.jsonBody(h.authed(h.stream))},
 		{"GET", "/api/chat/threads", h.authed(h.listThreads)},
+		{"POST", "/api/chat/threads", h.jsonBody(h.authed(h.newThread))},
 		{"GET", "/api/chat/threads/{id}", h.authed(h.getThread)},
 		{"PATCH", "/api/chat/threads/{id}", h.jsonBody(h.authed(h.renameThread))},
 		{"DELETE", "/api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread))},
@@ -371,16 +372,24 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 }
 
 // threadJSON is a thread as the API shows it.
+//
+// SummarizedThrough tells a client that the model now sees the messages up
+// to that seq only as a summary, so it can mark them ("earlier messages
+// summarized"). The summary itself is left out: it is the model's working
+// note, not part of the conversation the user had, and its wording may
+// change at every compaction.
 type threadJSON struct {
-	ID         string     `json:"id"`
-	Title      string     `json:"title"`
-	CreatedAt  time.Time  `json:"created_at"`
-	UpdatedAt  time.Time  `json:"updated_at"`
-	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+	ID                string     `json:"id"`
+	Title             string     `json:"title"`
+	CreatedAt         time.Time  `json:"created_at"`
+	UpdatedAt         time.Time  `json:"updated_at"`
+	ArchivedAt        *time.Time `json:"archived_at,omitempty"`
+	SummarizedThrough int        `json:"summarized_through,omitempty"`
 }
 
 func toThreadJSON(t store.Thread) threadJSON {
-	return threadJSON{ID: t.ID, Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, ArchivedAt: t.ArchivedAt}
+	return threadJSON{ID: t.ID, Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, ArchivedAt: t.ArchivedAt,
+		SummarizedThrough: t.SummaryThrough}
 }
 
 // messageJSON is a message in stored form: Blocks use the verbose keys.
@@ -437,6 +446,22 @@ func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.U
 		out[i] = toThreadJSON(t)
 	}
 	h.writeJSON(w, http.StatusOK, map[string]any{"threads": out})
+}
+
+// newThread takes no body (or {}) and answers 200 {"thread"}: an empty
+// thread to start a conversation in, the user's untitled draft if one is
+// left from an earlier "new chat", else a new one. Always 200, since the
+// Engine does not say which it was.
+func (h *Handler) newThread(w http.ResponseWriter, r *http.Request, u parley.User) {
+	if !h.decodeOptional(w, r, &struct{}{}) {
+		return
+	}
+	t, err := h.eng.NewThread(r.Context(), u)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, map[string]any{"thread": toThreadJSON(t)})
 }
 
 func (h *Handler) getThread(w http.ResponseWriter, r *http.Request, u parley.User) {

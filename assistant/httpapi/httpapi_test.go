@@ -832,6 +832,7 @@ func TestUnauthenticatedIs401OnEveryRoute(t *testing.T) {
 		{"GET", "/api/chat/threads/some-id", ""},
 		{"DELETE", "/api/chat/threads/some-id", ""},
 		{"GET", "/api/chat/tools", ""},
+		{"POST", "/api/chat/threads", ""},
 	}
 	for _, user := range []string{"", "mallory", "ghost"} { // no header, failed authentication, user without an ID
 		for _, r := range routes {
@@ -857,6 +858,7 @@ func TestForbiddenUserIs403(t *testing.T) {
 	routes := []struct{ method, path, body string }{
 		{"POST", "/api/chat/stream", `{"message":"hi"}`},
 		{"GET", "/api/chat/threads", ""},
+		{"POST", "/api/chat/threads", ""},
 		{"GET", "/api/chat/tools", ""},
 	}
 	for _, r := range routes {
@@ -888,7 +890,11 @@ func TestUnknownRoutesAndMethodsAnswerInTheJSONErrorShape(t *testing.T) {
 		{"GET", "/api/chat/threads/x/cancel", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"GET", "/api/chat/threads/x/messages/y/feedback", http.StatusMethodNotAllowed, "method_not_allowed", "PUT, DELETE"},
 		{"OPTIONS", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
+		{"GET", "/api/chat/threads/x/messages/y/feedback", http.StatusMethodNotAllowed, "method_not_allowed", "PUT, DELETE"},
+		{"PUT", "/api/chat/threads", http.StatusMethodNotAllowed, "method_not_allowed", "GET, POST"},
+		{"OPTIONS", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"GET", "/api/chat/nope", http.StatusNotFound, "not_found", ""},
+		{"GET", "/api/chat/threads/", http.StatusNotFound, "not_found", ""},
 		{"GET", "/api/chat/threads/", http.StatusNotFound, "not_found", ""},
 	} {
 		resp := h.do(tc.method, tc.path, "alice", "")
