@@ -24,6 +24,10 @@ var stateChanging = []struct{ method, path, body string }{
 	{"POST", "/api/chat/tools/add_item/execute", `{"args":{"name":"milk"}}`},
 	{"PUT", "/api/chat/quota/alice", `{"daily":5}`},
 	{"POST", "/api/chat/threads", `{}`},
+	{"POST", "/api/chat/prompts", `{"name":"n","text":"t"}`},
+	{"POST", "/api/chat/prompts/p1/activate", `{}`},
+	{"POST", "/api/chat/prompts/deactivate", `{}`},
+	{"DELETE", "/api/chat/prompts/p1", `{}`},
 }
 
 func TestBodiesThatAreNotJSONAre415(t *testing.T) {

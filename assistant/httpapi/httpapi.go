@@ -119,6 +119,11 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		{"GET", "/api/chat/quota", h.authed(h.getUsage)},
 		{"GET", "/api/chat/quota/{user_id}", h.authed(h.getUsage)},
 		{"PUT", "/api/chat/quota/{user_id}", h.jsonBody(h.authed(h.setLimits))},
+		{"GET", "/api/chat/prompts", h.authed(h.listPrompts)},
+		{"POST", "/api/chat/prompts", h.jsonBody(h.authed(h.createPrompt))},
+		{"POST", "/api/chat/prompts/deactivate", h.jsonBody(h.authed(h.deactivatePrompts))},
+		{"POST", "/api/chat/prompts/{prompt_id}/activate", h.jsonBody(h.authed(h.activatePrompt))},
+		{"DELETE", "/api/chat/prompts/{prompt_id}", h.jsonBody(h.authed(h.deletePrompt))},
 	}
 	for _, rt := range routes {
 		if !slices.Contains(routeMethods[:], rt.method) {

@@ -407,6 +407,9 @@ func (h *harness) assertNothingPersisted() {
 	if n := h.model.Calls(); n != 0 {
 		h.t.Errorf("model called %d times for a refused request, want 0", n)
 	}
+	if ps, err := h.store.ListSystemPrompts(context.Background()); err != nil || len(ps) != 0 {
+		h.t.Errorf("%d system prompts after a refused request (%v), want 0", len(ps), err)
+	}
 }
 
 // gate is a provider step that blocks the model until the test opens it.
@@ -833,6 +836,11 @@ func TestUnauthenticatedIs401OnEveryRoute(t *testing.T) {
 		{"DELETE", "/api/chat/threads/some-id", ""},
 		{"GET", "/api/chat/tools", ""},
 		{"POST", "/api/chat/threads", ""},
+		{"GET", "/api/chat/prompts", ""},
+		{"POST", "/api/chat/prompts", `{"name":"n","text":"t"}`},
+		{"POST", "/api/chat/prompts/p1/activate", ""},
+		{"POST", "/api/chat/prompts/deactivate", ""},
+		{"DELETE", "/api/chat/prompts/p1", ""},
 	}
 	for _, user := range []string{"", "mallory", "ghost"} { // no header, failed authentication, user without an ID
 		for _, r := range routes {
@@ -888,13 +896,16 @@ func TestUnknownRoutesAndMethodsAnswerInTheJSONErrorShape(t *testing.T) {
 		{"PUT", "/api/chat/threads/x", http.StatusMethodNotAllowed, "method_not_allowed", "GET, PATCH, DELETE"},
 		{"POST", "/api/chat/tools", http.StatusMethodNotAllowed, "method_not_allowed", "GET"},
 		{"GET", "/api/chat/threads/x/cancel", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
-		{"GET", "/api/chat/threads/x/messages/y/feedback", http.StatusMethodNotAllowed, "method_not_allowed", "PUT, DELETE"},
-		{"OPTIONS", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
-		{"GET", "/api/chat/threads/x/messages/y/feedback", http.StatusMethodNotAllowed, "method_not_allowed", "PUT, DELETE"},
 		{"PUT", "/api/chat/threads", http.StatusMethodNotAllowed, "method_not_allowed", "GET, POST"},
+		{"GET", "/api/chat/threads/x/messages/y/feedback", http.StatusMethodNotAllowed, "method_not_allowed", "PUT, DELETE"},
+		{"DELETE", "/api/chat/prompts", http.StatusMethodNotAllowed, "method_not_allowed", "GET, POST"},
+		{"GET", "/api/chat/prompts/p1", http.StatusMethodNotAllowed, "method_not_allowed", "DELETE"},
+		{"GET", "/api/chat/prompts/p1/activate", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
+		// A literal segment beside a wildcard one: both routes' methods.
+		{"GET", "/api/chat/prompts/deactivate", http.StatusMethodNotAllowed, "method_not_allowed", "POST, DELETE"},
 		{"OPTIONS", "/api/chat/stream", http.StatusMethodNotAllowed, "method_not_allowed", "POST"},
 		{"GET", "/api/chat/nope", http.StatusNotFound, "not_found", ""},
-		{"GET", "/api/chat/threads/", http.StatusNotFound, "not_found", ""},
+		{"POST", "/api/chat/prompts/p1/nope", http.StatusNotFound, "not_found", ""},
 		{"GET", "/api/chat/threads/", http.StatusNotFound, "not_found", ""},
 	} {
 		resp := h.do(tc.method, tc.path, "alice", "")

@@ -88,7 +88,7 @@ func (req *ExecuteRequest) nulField() string {
 
 // pathNames are the path wildcards as an error message names them.
 var pathNames = map[string]string{"id": "the thread id in the path", "name": "the tool name in the path", "user_id": "the user id in the path",
-	"message_id": "the message id in the path"}
+	"message_id": "the message id in the path", "prompt_id": "the prompt id in the path"}
 
 // pathValue returns the path wildcard name, or answers 400 and reports
 // false if it holds a U+0000 (a %00 in the URL).
