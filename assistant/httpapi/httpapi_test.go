@@ -245,7 +245,7 @@ func parseLines(t *testing.T, raw []byte) []blocks.Block {
 // code carries the Engine's safe message.
 var specificMessages = map[assistant.ErrorCode]bool{
 	assistant.CodeInvalidRequest: true, assistant.CodeTooLarge: true, assistant.CodeForbidden: true,
-	assistant.CodeNotFound: true, "unsupported_media_type": true,
+	assistant.CodeNotFound: true, assistant.CodeConflict: true, "unsupported_media_type": true,
 }
 
 // wantError checks resp is a JSON error with status and code and returns

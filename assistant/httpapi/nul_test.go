@@ -38,6 +38,7 @@ func TestNULInRequestFieldsIsRefusedByName(t *testing.T) {
 		{"GET", "/api/chat/quota/a%00b", "", "the user id in the path"},
 		{"PUT", "/api/chat/quota/a%00b", `{"daily":1}`, "the user id in the path"},
 		{"GET", "/api/chat/tools?page=a%00b", "", "page"},
+		{"POST", "/api/chat/stream", `{"thread_id":"t","replaces":"` + nul + `","message":"hi"}`, "replaces"},
 		{"POST", "/api/chat/prompts", `{"name":"` + nul + `","text":"t"}`, "name"},
 		{"POST", "/api/chat/prompts", `{"name":"n","text":"` + nul + `"}`, "text"},
 		{"POST", "/api/chat/prompts/a%00b/activate", "", "the prompt id in the path"},
