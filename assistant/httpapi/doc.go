@@ -1,21 +1,36 @@
 // Package httpapi serves an assistant.Engine over HTTP: one NDJSON streaming
-// endpoint and a small REST surface for threads and tools.
+// endpoint and a small REST surface for threads, tools, quotas and stored
+// system prompts.
 //
 // # Routes
 //
 //	POST   /api/chat/stream         one turn (see StreamRequest): {"thread_id"?, "message"?,
 //	                                "page"?, "page_context"?, "decision"?, "tool_results"?,
-//	                                "form"?, "autonomous"?}: a message, a decision on a confirm
-//	                                card, client tool results, or ask_user form answers
+//	                                "form"?, "autonomous"?, "replaces"?, "regenerate"?}: a
+//	                                message, a decision on a confirm card, client tool
+//	                                results, ask_user form answers, an edit or a regeneration
 //	                                -> application/x-ndjson, one compact block per line;
-//	                                the first line is a meta block whose "m" carries thread_id
+//	                                the first line is a meta block whose "m" carries thread_id.
+//	                                "replaces": a user message's id, with "message" its new
+//	                                text; "regenerate": true, without "message", answers the
+//	                                last user message again. Either needs "thread_id"; the
+//	                                replaced message and all after it are superseded (404 for
+//	                                an id that is not a user message of the thread, 409 if it
+//	                                is already superseded or there is nothing to regenerate)
 //	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
+//	POST   /api/chat/threads        no body or {} -> {"thread"}: an empty thread to start a
+//	                                chat in; the user's empty untitled draft if there is one,
+//	                                else a new one. Always 200, reused or new; its first
+//	                                message names it
 //	GET    /api/chat/threads/{id}   -> {"thread", "messages", "proposals", "waiting", "feedback"}:
 //	                                the transcript in stored block form, the state of its
 //	                                confirm cards ({"token", "tool", "summary", "status",
 //	                                "expires_at"}), what else it waits on ({"form"?,
 //	                                "tool_calls"}: an ask_user form, client calls) and the
-//	                                user's ratings of its answers
+//	                                user's ratings of its answers. Messages an edit or a
+//	                                regeneration superseded are left out; ?superseded=1 adds
+//	                                them, with "superseded_at"; a message that replaced
+//	                                another names it in "replaces"
 //	PATCH  /api/chat/threads/{id}   {"title"} -> {"thread"}; renames the thread
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread; ?hard=true deletes it for good
 //	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
@@ -37,14 +52,35 @@
 //	PUT    /api/chat/quota/{user}   {"daily"?: n|null, "weekly"?: n|null, "monthly"?: n|null}
 //	                                -> the new usage; n sets an override (-1 unlimited), null
 //	                                restores the system default, an absent key is unchanged
+//	GET    /api/chat/prompts        -> {"prompts": [...]}, the stored system prompts, newest
+//	                                first: {"id", "name", "text", "active", "created_by",
+//	                                "created_at", "updated_at"}
+//	POST   /api/chat/prompts        {"name"?, "text"} -> 201 {"prompt"}, stored inactive;
+//	                                413 for a text over assistant.MaxPromptTextBytes
+//	POST   /api/chat/prompts/{prompt_id}/activate no body or {} -> 204; the one active
+//	                                prompt from the next turn on, in place of
+//	                                assistant.Config.CustomInstructions
+//	POST   /api/chat/prompts/deactivate no body or {} -> 204; none active
+//	DELETE /api/chat/prompts/{prompt_id} -> 204; deleting the active prompt leaves none active
+//
+// The prompt routes are for users the Authorizer allows ManagePrompts
+// (403 for others, before any id is looked up); an unknown prompt id is
+// 404, and so is every prompt route when the Store does not implement
+// store.SystemPrompts.
+//
+// A thread is {"id", "title", "created_at", "updated_at", "archived_at"?,
+// "summarized_through"?}: summarized_through is the seq up to which the
+// model sees the conversation only as a summary, so a client can mark those
+// messages. The summary itself is not shown: it is the model's working
+// note, not part of what the user and the assistant said.
 //
 // # Requests
 //
 // A request that carries a body (POST, PUT, PATCH or DELETE) must send it as
 // Content-Type: application/json (a charset parameter, if any, must be
 // UTF-8); anything else, a form post or text/plain included, is 415
-// unsupported_media_type. A DELETE or a cancel without a body needs no
-// Content-Type. A body is at most Config.MaxBodyBytes (DefaultMaxBodyBytes,
+// unsupported_media_type. A request without a body (a DELETE, a cancel, a
+// new thread, an activation) needs no Content-Type. A body is at most Config.MaxBodyBytes (DefaultMaxBodyBytes,
 // 512 KiB): a larger one is 413 before it is read past the limit. Unknown
 // JSON fields are refused, and so is a U+0000 in any field, the path
 // included.
@@ -75,7 +111,8 @@
 //
 // Every error is {"error": {"code", "message"}} with a status from StatusOf,
 // the one mapping from assistant error codes; the Handler adds 405
-// method_not_allowed and 415 unsupported_media_type. A 400 names what is
+// method_not_allowed (with an Allow header listing the path's methods) and
+// 415 unsupported_media_type. A 400 names what is
 // wrong: the field and the type it needs, the unknown field, the byte where
 // the JSON broke, the query parameter, the field holding a NUL; names taken
 // from input are clipped to 64 bytes, and the body is never logged (a
