@@ -40,24 +40,27 @@ func (e *Engine) SystemPrompts(ctx context.Context, u parley.User) ([]store.Syst
 	return ps, nil
 }
 
-// CreateSystemPrompt stores a new, inactive system prompt. The name is made
-// one line; the text keeps its lines and may use the placeholders
-// {assistant_name} and {organization} (others stay literal).
+// CreateSystemPrompt stores a new, inactive system prompt. The name is
+// optional, made one line and cut to MaxPromptNameBytes; the text keeps
+// its lines and may use the placeholders {assistant_name} and
+// {organization} (others stay literal).
 func (e *Engine) CreateSystemPrompt(ctx context.Context, u parley.User, name, text string) (store.SystemPrompt, error) {
+	sp, err := e.promptStore(ctx, u)
+	if err != nil {
+		return store.SystemPrompt{}, err
+	}
 	invalid := func(what string) error { return invalidRequest("create system prompt", what) }
 	text = strings.TrimSpace(strings.ToValidUTF8(text, "\uFFFD"))
 	switch {
-	case strings.IndexByte(name, 0) >= 0 || strings.IndexByte(text, 0) >= 0:
-		return store.SystemPrompt{}, invalid("the prompt contains a NUL character")
+	case strings.IndexByte(name, 0) >= 0:
+		return store.SystemPrompt{}, invalid("name contains a NUL character")
+	case strings.IndexByte(text, 0) >= 0:
+		return store.SystemPrompt{}, invalid("text contains a NUL character")
 	case text == "":
 		return store.SystemPrompt{}, invalid("text is empty")
 	case len(text) > MaxPromptTextBytes:
 		return store.SystemPrompt{}, &Error{Code: CodeTooLarge, Op: "create system prompt", Err: errors.New("text too long"),
 			Message: fmt.Sprintf("The prompt is too long: at most %d bytes.", MaxPromptTextBytes)}
-	}
-	sp, err := e.promptStore(ctx, u)
-	if err != nil {
-		return store.SystemPrompt{}, err
 	}
 	p := store.SystemPrompt{Name: plainLine(strings.ToValidUTF8(name, "\uFFFD"), MaxPromptNameBytes), Text: text, CreatedBy: u.ID}
 	if err := sp.CreateSystemPrompt(ctx, &p); err != nil {
@@ -67,19 +70,11 @@ func (e *Engine) CreateSystemPrompt(ctx context.Context, u parley.User, name, te
 	return p, nil
 }
 
-// ActivateSystemPrompt makes id the one active system prompt; "" leaves
-// none active, so Config.CustomInstructions applies again.
+// ActivateSystemPrompt makes id the one active system prompt.
 func (e *Engine) ActivateSystemPrompt(ctx context.Context, u parley.User, id string) error {
 	sp, err := e.promptStore(ctx, u)
 	if err != nil {
 		return err
-	}
-	if id == "" {
-		if err := sp.DeactivateSystemPrompts(ctx); err != nil {
-			return e.storeErr("deactivate system prompts", err)
-		}
-		e.auditPrompt(ctx, u, "deactivate", "")
-		return nil
 	}
 	if !validID(id) {
 		return promptNotFound(store.ErrNotFound)
@@ -91,6 +86,20 @@ func (e *Engine) ActivateSystemPrompt(ctx context.Context, u parley.User, id str
 		return e.storeErr("activate system prompt", err)
 	}
 	e.auditPrompt(ctx, u, "activate", id)
+	return nil
+}
+
+// DeactivateSystemPrompts leaves no stored prompt active, so
+// Config.CustomInstructions applies again.
+func (e *Engine) DeactivateSystemPrompts(ctx context.Context, u parley.User) error {
+	sp, err := e.promptStore(ctx, u)
+	if err != nil {
+		return err
+	}
+	if err := sp.DeactivateSystemPrompts(ctx); err != nil {
+		return e.storeErr("deactivate system prompts", err)
+	}
+	e.auditPrompt(ctx, u, "deactivate", "")
 	return nil
 }
 

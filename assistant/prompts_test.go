@@ -69,7 +69,10 @@ func TestActiveStoredPromptReplacesCustomInstructions(t *testing.T) {
 	if err != nil || len(ps) != 2 || !ps[0].Active || ps[1].Active {
 		t.Fatalf("SystemPrompts = %+v, %v", ps, err)
 	}
-	if err := h.eng.ActivateSystemPrompt(ctx, sam, ""); err != nil {
+	if err := h.eng.ActivateSystemPrompt(ctx, sam, ""); !errors.Is(err, assistant.ErrNotFound) {
+		t.Errorf("activating the empty id: %v", err)
+	}
+	if err := h.eng.DeactivateSystemPrompts(ctx, sam); err != nil {
 		t.Fatal(err)
 	}
 	if s := ask(); !strings.Contains(s, "Config instructions.") {

@@ -170,10 +170,10 @@ func (t *turn) answerText() string {
 	return b.String()
 }
 
-// NewThread returns an empty thread for u to start a conversation in: u's
-// most recent empty untitled thread if there is one (a draft left by an
-// earlier "new chat"), else a new one (E6). The first message on it names
-// it.
+// NewThread returns an empty thread for u to start a conversation in: an
+// empty untitled thread among u's 50 most recently updated (a draft left by
+// an earlier "new chat") if there is one, else a new one (E6). The first
+// message on it names it. Two concurrent calls may each create one.
 func (e *Engine) NewThread(ctx context.Context, u parley.User) (store.Thread, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return store.Thread{}, err

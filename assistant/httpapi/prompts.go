@@ -100,7 +100,7 @@ func (h *Handler) deactivatePrompts(w http.ResponseWriter, r *http.Request, u pa
 	if !h.decodeOptional(w, r, &struct{}{}) {
 		return
 	}
-	if err := h.eng.ActivateSystemPrompt(r.Context(), u, ""); err != nil {
+	if err := h.eng.DeactivateSystemPrompts(r.Context(), u); err != nil {
 		h.fail(w, r, err)
 		return
 	}
