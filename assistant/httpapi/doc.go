@@ -6,7 +6,8 @@
 //
 //	POST   /api/chat/stream         one turn (see StreamRequest): {"thread_id"?, "message"?,
 //	                                "page"?, "page_context"?, "decision"?, "tool_results"?,
-//	                                "form"?, "autonomous"?, "replaces"?, "regenerate"?}: a
+//	                                "form"?, "autonomous"?, "replaces"?, "regenerate"?,
+//	                                "entities"?: [{"type", "id"}]}: a
 //	                                message, a decision on a confirm card, client tool
 //	                                results, ask_user form answers, an edit or a regeneration
 //	                                -> application/x-ndjson, one compact block per line;
@@ -16,7 +17,10 @@
 //	                                last user message again. Either needs "thread_id"; the
 //	                                replaced message and all after it are superseded (404 for
 //	                                an id that is not a user message of the thread, 409 if it
-//	                                is already superseded or there is nothing to regenerate)
+//	                                is already superseded or there is nothing to regenerate).
+//	                                "entities" name host objects the message is about; each
+//	                                reaches the model only if the Authorizer allows
+//	                                ReadEntity (at most assistant.MaxEntities)
 //	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
 //	POST   /api/chat/threads        no body or {} -> {"thread"}: an empty thread to start a
 //	                                chat in; the user's empty untitled draft if there is one,

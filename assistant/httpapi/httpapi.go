@@ -288,6 +288,9 @@ type StreamRequest struct {
 	Replaces string `json:"replaces,omitempty"`
 	// Regenerate asks for a new answer to the last user message.
 	Regenerate bool `json:"regenerate,omitempty"`
+	// Entities name objects of the host application the message is about:
+	// [{"type", "id"}] (see assistant.Request.Entities).
+	Entities []assistant.EntityRef `json:"entities,omitempty"`
 }
 
 // DecisionBody applies or declines a confirm card: {"token", "apply"}.
@@ -313,7 +316,7 @@ type FormAnswerBody struct {
 func (req *StreamRequest) request() (assistant.Request, error) {
 	out := assistant.Request{
 		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
-		Autonomous: req.Autonomous, Replaces: req.Replaces, Regenerate: req.Regenerate,
+		Autonomous: req.Autonomous, Replaces: req.Replaces, Regenerate: req.Regenerate, Entities: req.Entities,
 	}
 	if d := req.Decision; d != nil {
 		if d.Apply == nil {
