@@ -20,7 +20,9 @@ import (
 // no configuration. It picks a tool (or a form, with ask_user) from
 // keywords in the last user message, and once tool results are in,
 // narrates them: results of its own calls, of a card the user applied or
-// declined, and of a tool the page ran. It streams word by word.
+// declined, and of a tool the page ran. It answers the Engine's summary
+// and title calls and remembers what the user told it (demomemory.go). It
+// streams word by word.
 type demoModel struct {
 	delay time.Duration // between streamed words
 }
@@ -89,6 +91,20 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			}
 		}
 
+		// The Engine's housekeeping calls: a running summary, a title.
+		switch {
+		case strings.HasPrefix(req.System, summaryCallPrefix) && len(req.Messages) == 1:
+			if emitText(demoSummary(req.Messages[0].Content, req.MaxTokens)) {
+				finish(providers.FinishStop)
+			}
+			return
+		case strings.HasPrefix(req.System, titleCallPrefix) && len(req.Messages) == 1:
+			if emitText(demoTitle(req.Messages[0].Content)) {
+				finish(providers.FinishStop)
+			}
+			return
+		}
+
 		last := req.Messages[len(req.Messages)-1]
 		if last.Role == providers.Tool {
 			// Tool results: from this turn's calls, a decision on a card, or
@@ -101,6 +117,12 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		// Real models give every call a fresh id; so does the demo, so two
 		// cards waiting in one thread never share one.
 		id := fmt.Sprintf("demo_%d", len(req.Messages))
+		if reply, ok := recall(last.Content, req); ok {
+			if emitText(reply) {
+				finish(providers.FinishStop)
+			}
+			return
+		}
 		if call, ok := pickTool(last.Content, req.Tools, id); ok {
 			out += 10
 			if yield(providers.Event{Kind: providers.ToolCallEvent, ToolCall: call}, nil) {
@@ -109,6 +131,11 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			return
 		}
 		reply := smallTalk(last.Content, req.Tools)
+		if f, ok := factOf(last.Content); ok {
+			reply = acknowledge(f)
+		} else if m := askMyRe.FindStringSubmatch(last.Content); m != nil {
+			reply = fmt.Sprintf("I don't know your %s: you have not told me in this conversation. Tell me with “my %s is …”.\n", m[1], m[1])
+		}
 		if answersTo(last.Content, demoForm) {
 			_, answers, _ := strings.Cut(last.Content, "\n")
 			reply = "Thanks! This is what the form sent:\n\n" + answers + "\n"
