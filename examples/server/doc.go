@@ -19,6 +19,19 @@
 // With no configuration it uses a built-in deterministic demo model and a
 // SQLite file, ./parley.db.
 //
+// Each new thread is named by a short model call after its first answer
+// (assistant.Config.GenerateTitles). A long thread is kept inside the
+// model's context window (PARLEY_LLM_CONTEXT_WINDOW) by folding its oldest
+// turns into a running summary, also written by the model. The demo model
+// stands in for both calls with simple rules: its title is the first few
+// words of the question that are not small words ("Launch Code TEAL-42"),
+// and its summary keeps what the user stated, as "- " bullets, the newest
+// 40 at most. A user message states a fact when its first line is "my X is
+// Y" or starts with "remember" or "note that"; "what is my X" and "what
+// did I ask you to remember" answer from the summary and the turns still
+// replayed. Try PARLEY_LLM_CONTEXT_WINDOW=4096, "my launch code is
+// TEAL-42", a few dozen long messages, then "what is my launch code".
+//
 // The notes live in the same database as the threads, in a table of the
 // example's own, demo_notes (created at start if missing), so what a
 // transcript says about them stays true after a restart; with the memory
@@ -36,6 +49,11 @@
 //	                      or http://localhost:11434/v1 (Ollama); switches off the demo model
 //	PARLEY_LLM_API_KEY    its API key (may be empty for local servers)
 //	PARLEY_LLM_MODEL      the model name (default gpt-4o-mini)
+//	PARLEY_LLM_CONTEXT_WINDOW  the model's context window in tokens (default 32768); a
+//	                      thread that outgrows it has its oldest turns summarized
+//	PARLEY_MODEL_FAMILY   anthropic or openai adds a calibration note for models that
+//	                      follow instructions closely; generic (the default) does not
+//	PARLEY_OPERATOR_ADDENDUM  site rules added to every system prompt (default none)
 //	PARLEY_DATABASE_PATH  the SQLite file (default parley.db; "" keeps everything in memory)
 //	PARLEY_DATABASE_URL   postgres://user:pass@host/db switches to PostgreSQL
 //	PARLEY_DATABASE_MAX_CONNS  the most database connections open at once (default 16

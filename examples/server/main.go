@@ -142,6 +142,9 @@ type settings struct {
 	Heartbeat                       time.Duration // 0: the Engine's default
 	RetentionDays                   int           // < 0: keep threads forever
 	MaxTurnsPerUser                 int           // 0: the Engine's default; < 0: no cap
+	ContextWindow                   int           // the model's context in tokens; 0: the Engine's default
+	OperatorAddendum                string        // site rules added to every system prompt
+	ModelFamily                     string        // assistant.ModelFamily*: "" (generic), anthropic or openai
 }
 
 func settingsFromEnv() (settings, error) {
@@ -171,6 +174,21 @@ func settingsFromEnv() (settings, error) {
 			return s, fmt.Errorf("PARLEY_MAX_TURNS_PER_USER=%q: want a number of turns, 0 for the default (%d) or -1 for no cap", v, assistant.DefaultMaxTurnsPerUser)
 		}
 		s.MaxTurnsPerUser = n
+	}
+	if v := os.Getenv("PARLEY_LLM_CONTEXT_WINDOW"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return s, fmt.Errorf("PARLEY_LLM_CONTEXT_WINDOW=%q: want the model's context window in tokens, 1 or more (default %d)", v, assistant.DefaultContextWindow)
+		}
+		s.ContextWindow = n
+	}
+	s.OperatorAddendum = os.Getenv("PARLEY_OPERATOR_ADDENDUM")
+	switch v := os.Getenv("PARLEY_MODEL_FAMILY"); v {
+	case "", "generic":
+	case assistant.ModelFamilyAnthropic, assistant.ModelFamilyOpenAI:
+		s.ModelFamily = v
+	default:
+		return s, fmt.Errorf("PARLEY_MODEL_FAMILY=%q: want anthropic, openai or generic (the default)", v)
 	}
 	if v := os.Getenv("PARLEY_HEARTBEAT"); v != "" {
 		d, err := time.ParseDuration(v)
@@ -298,15 +316,26 @@ func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
 	})
 }
 
-// newHandler wires the notes app, the Engine and the HTTP API.
+// newHandler wires the notes app, the Engine and the HTTP API, with the
+// model the settings name.
 func newHandler(s settings, log *slog.Logger) (*app, error) {
-	var model providers.Provider = demoModel{delay: s.DemoDelay}
-	if s.LLMBaseURL != "" {
-		model = openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Model: s.LLMModel, MaxRetries: 2})
-		log.Info("using an OpenAI-compatible model", "base_url", s.LLMBaseURL, "model", s.LLMModel)
-	} else {
+	return newApp(s, newModel(s, log), log)
+}
+
+// newModel is the OpenAI-compatible endpoint of PARLEY_LLM_BASE_URL, or
+// else the built-in demo model.
+func newModel(s settings, log *slog.Logger) providers.Provider {
+	if s.LLMBaseURL == "" {
 		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL for a real one")
+		return demoModel{delay: s.DemoDelay}
 	}
+	log.Info("using an OpenAI-compatible model", "base_url", s.LLMBaseURL, "model", s.LLMModel)
+	return openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Model: s.LLMModel, MaxRetries: 2})
+}
+
+// newApp wires the notes app, the Engine on model and the HTTP API. Tests
+// pass a model of their own.
+func newApp(s settings, model providers.Provider, log *slog.Logger) (*app, error) {
 	db, err := openDatabase(context.Background(), s, log)
 	if err != nil {
 		return nil, err
@@ -321,6 +350,7 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		HeartbeatInterval: s.Heartbeat,
 		MaxTurnsPerUser:   s.MaxTurnsPerUser,
 		Provider:          model,
+		ContextWindow:     s.ContextWindow,
 		Store:             db.store,
 		Tools:             reg,
 		Authorizer: assistant.RoleAuthorizer{
@@ -332,7 +362,12 @@ func newHandler(s settings, log *slog.Logger) (*app, error) {
 		PageInstructions: map[string]string{
 			"notes": "The user is looking at their notes list.",
 		},
-		Logger: log,
+		OperatorAddendum: s.OperatorAddendum,
+		ModelFamily:      s.ModelFamily,
+		// A short model call names each new thread after its first answer;
+		// the demo model answers it too.
+		GenerateTitles: true,
+		Logger:         log,
 	})
 	if err != nil {
 		_ = db.close()

@@ -194,3 +194,37 @@ func TestSettingsFromEnvReadsThePoolAndTurnBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsFromEnvReadsTheModelSettings(t *testing.T) {
+	for _, key := range []string{"PARLEY_LLM_CONTEXT_WINDOW", "PARLEY_OPERATOR_ADDENDUM", "PARLEY_MODEL_FAMILY"} {
+		t.Setenv(key, "")
+	}
+	s, err := settingsFromEnv()
+	if err != nil || s.ContextWindow != 0 || s.OperatorAddendum != "" || s.ModelFamily != "" {
+		t.Errorf("unset: %+v %v, want zeros: the Engine's defaults", s, err)
+	}
+	t.Setenv("PARLEY_LLM_CONTEXT_WINDOW", "8192")
+	t.Setenv("PARLEY_OPERATOR_ADDENDUM", "Answer in French.")
+	t.Setenv("PARLEY_MODEL_FAMILY", "anthropic")
+	if s, err := settingsFromEnv(); err != nil || s.ContextWindow != 8192 || s.OperatorAddendum != "Answer in French." || s.ModelFamily != "anthropic" {
+		t.Errorf("set: window %d, addendum %q, family %q, %v", s.ContextWindow, s.OperatorAddendum, s.ModelFamily, err)
+	}
+	t.Setenv("PARLEY_MODEL_FAMILY", "generic")
+	if s, err := settingsFromEnv(); err != nil || s.ModelFamily != "" {
+		t.Errorf("generic: family %q, %v; want \"\"", s.ModelFamily, err)
+	}
+	for key, bad := range map[string][]string{
+		"PARLEY_LLM_CONTEXT_WINDOW": {"0", "-4096", "32k", "4096 ", "1.5"},
+		"PARLEY_MODEL_FAMILY":       {"Anthropic", "claude", "gpt", " openai"},
+	} {
+		for _, v := range bad {
+			t.Run(key+"="+v, func(t *testing.T) {
+				t.Setenv(key, v)
+				_, err := settingsFromEnv()
+				if err == nil || !strings.Contains(err.Error(), key+"=") || !strings.Contains(err.Error(), "want") {
+					t.Errorf("%s=%q: %v, want an error naming the variable and what it takes", key, v, err)
+				}
+			})
+		}
+	}
+}
