@@ -18,7 +18,7 @@ import (
 
 // isSummaryCall tells the summary call from a turn's model calls.
 func isSummaryCall(req *providers.Request) bool {
-	return strings.HasPrefix(req.System, "You maintain the running summary")
+	return req.System == assistant.SummaryInstructions
 }
 
 // requestTokens estimates a request as the Engine does: four bytes a token.
@@ -284,5 +284,44 @@ func TestSummaryRaceLostToAnotherInstanceIsHarmless(t *testing.T) {
 	th, _ := h.store.GetThread(ctx, threadID)
 	if th.Summary != "theirs" {
 		t.Errorf("stored summary %q: the turn that lost the race overwrote the winner's", th.Summary)
+	}
+}
+
+// At a window so small that one earlier turn does not fit next to the
+// summary, the summary wins: it holds more of the thread than any one turn.
+func TestTinyWindowKeepsTheSummaryOverTheLastTurn(t *testing.T) {
+	const window = 2048
+	model := &rememberingModel{}
+	p := fake.New()
+	p.SetDefault(model.turn())
+	h := newHarness(t, p, func(c *assistant.Config) { c.ContextWindow = window })
+	var threadID string
+	for i := range 20 {
+		msg := fmt.Sprintf("Turn %d. %s", i, strings.Repeat("Some context about my project. ", 45))
+		if i == 0 {
+			msg = "remember: the launch code is TEAL-42."
+		}
+		reply, _, err := h.collect(t, alice, assistant.Request{ThreadID: threadID, Message: msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		threadID = reply.ThreadID
+	}
+	reqs := p.Requests()
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(last.System, "TEAL-42") {
+		t.Errorf("the last turn lost the summary:\n%s", last.System)
+	}
+	for i, req := range reqs {
+		if n := requestTokens(req); n > window {
+			t.Errorf("request %d: about %d tokens, over the window", i, n)
+		}
+	}
+}
+
+func TestKeepEndCutsAtALineAndKeepsTheNewest(t *testing.T) {
+	s := "- old fact one\n- old fact two\n- newest fact é"
+	if got := assistant.KeepEnd(s, 25); got != "- newest fact é" {
+		t.Errorf("KeepEnd = %q", got)
 	}
 }

@@ -1,0 +1,4 @@
+package assistant
+
+// KeepEnd exposes keepEnd to the external tests.
+var KeepEnd = keepEnd
