@@ -2,9 +2,13 @@ package assistant
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
+	"time"
 
+	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -39,6 +43,22 @@ func (t *turn) replacing(prior []store.Message) (target store.Message, text stri
 	return prior[i], req.Message, nil
 }
 
+// supersededOnly returns the messages of prior whose ids are in ids, with
+// SupersededAt set for the ones this turn's write will supersede.
+func supersededOnly(prior []store.Message, ids map[string]bool) []store.Message {
+	var out []store.Message
+	now := time.Now()
+	for _, m := range prior {
+		if ids[m.ID] {
+			if m.SupersededAt == nil {
+				m.SupersededAt = &now
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // supersededIDs are the ids of prior's superseded messages, and of those a
 // replacement of target supersedes (nil target: none).
 func supersededIDs(prior []store.Message, target *store.Message) map[string]bool {
@@ -64,4 +84,65 @@ func (t *turn) withdrawSuperseded(ctx context.Context) {
 		}
 	}
 	t.prompt.pending = slices.DeleteFunc(t.prompt.pending, func(p store.Proposal) bool { return t.cont.superseded[p.MessageID] })
+}
+
+// change is a Mutate or Destructive call that ran in a turn an edit later
+// replaced: the conversation that asked for it is gone, the change is not.
+type change struct {
+	tool, summary string
+	at            time.Time
+}
+
+// changesMade lists the changes made by superseded replies of msgs, oldest
+// first: calls of tools that are not Read tools, answered with success.
+func (t *turn) changesMade(msgs []store.Message) []change {
+	var out []change
+	for _, m := range msgs {
+		if m.SupersededAt == nil || m.Role != store.RoleAssistant || len(m.ModelMessages) == 0 {
+			continue
+		}
+		var turn []providers.Message
+		if json.Unmarshal(m.ModelMessages, &turn) != nil {
+			continue
+		}
+		calls := map[string]string{}
+		for _, pm := range completeCalls(turn) {
+			switch pm.Role {
+			case providers.Assistant:
+				for _, c := range pm.ToolCalls {
+					calls[c.ID] = c.Name
+				}
+			case providers.Tool:
+				name, ok := calls[pm.ToolCallID]
+				if !ok || isMetaTool(name) || t.readOnly(name) || !resultOK(pm.Content) {
+					continue
+				}
+				var r struct {
+					Summary string `json:"summary"`
+				}
+				_ = json.Unmarshal([]byte(pm.Content), &r)
+				out = append(out, change{tool: name, summary: plainLine(r.Summary, maxSummaryBytes), at: m.UpdatedAt})
+			}
+		}
+	}
+	return out
+}
+
+// writeChanges tells the model about changes the edited-away part of the
+// conversation made, so it does not think they never happened.
+func writeChanges(b *strings.Builder, cs []change) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("\n\n## Changes already made\n")
+	b.WriteString("The user edited the conversation, and the messages that asked for these changes are gone, but the changes were made and still stand:\n")
+	for _, c := range cs[max(0, len(cs)-20):] {
+		b.WriteString("- ")
+		b.WriteString(c.tool)
+		if c.summary != "" {
+			b.WriteString(": ")
+			b.WriteString(untrustedEscaper.Replace(c.summary))
+		}
+		b.WriteByte('\n')
+	}
 }

@@ -7,11 +7,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
 )
 
 // echoModel answers "re: <last user text>".
@@ -267,5 +269,48 @@ func TestEditOfSummarizedMessageDropsTheSummary(t *testing.T) {
 	th, _ := h.store.GetThread(ctx, id)
 	if th.Summary != "" || th.SummaryThrough != 0 {
 		t.Errorf("stored summary %q through %d after the edit", th.Summary, th.SummaryThrough)
+	}
+}
+
+// A change made by a turn that an edit replaced still stands: the model is
+// told so on every later turn, and a Read result from before it is not
+// reused.
+func TestChangesOfReplacedTurnsAreCarriedForward(t *testing.T) {
+	p := fake.New()
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true }
+	})
+	p.Append(callsOnce("c1", "get_weather", `{"city":"Paris"}`)...)
+	r1, _, err := h.collect(t, alice, assistant.Request{Message: "weather?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Append(callsOnce("c2", "add_note", `{}`)...)
+	r2, _, err := h.collect(t, alice, assistant.Request{ThreadID: r1.ThreadID, Message: "add a note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.runs["add_note"].Load() != 1 {
+		t.Fatal("add_note did not run")
+	}
+	p.Append(callsOnce("c3", "get_weather", `{"city":"Paris"}`)...)
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: r1.ThreadID, Replaces: r2.UserMessageID, Message: "weather again?"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.runs["get_weather"].Load(); n != 2 {
+		t.Errorf("get_weather ran %d times: a result from before an edited-away change was reused", n)
+	}
+	reqs := p.Requests()
+	sys := reqs[len(reqs)-1].System
+	if !strings.Contains(sys, "## Changes already made") || !strings.Contains(sys, "- add_note: added") {
+		t.Errorf("the model is not told about the change:\n%s", sys)
+	}
+	p.Append(fake.Turn{fake.Text("ok")})
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: r1.ThreadID, Message: "and now?"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs = p.Requests()
+	if !strings.Contains(reqs[len(reqs)-1].System, "- add_note: added") {
+		t.Error("a later turn forgot the change")
 	}
 }

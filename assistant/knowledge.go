@@ -72,6 +72,18 @@ func (k *knowledge) learn(key, content string, at time.Time, pinned bool) {
 // forget drops everything: a change was made, and any fact may be stale.
 func (k *knowledge) forget() { k.facts, k.bytes = nil, 0 }
 
+// forgetBefore drops what was learned before a change made at.
+func (k *knowledge) forgetBefore(at time.Time) {
+	for i := 0; i < len(k.facts); {
+		if f := k.facts[i]; !f.at.After(at) {
+			k.bytes -= f.size()
+			k.facts = slices.Delete(k.facts, i, i+1)
+			continue
+		}
+		i++
+	}
+}
+
 func (k *knowledge) drop(key string) {
 	if i := slices.IndexFunc(k.facts, func(f *fact) bool { return f.key == key }); i >= 0 {
 		k.bytes -= k.facts[i].size()

@@ -47,6 +47,7 @@ type prompt struct {
 	// Config.CustomInstructions.
 	instructions string
 	entities     []grounded       // the host objects the user refers to, authorized
+	changes      []change         // made by turns an edit replaced
 	pending      []store.Proposal // the thread's cards still waiting, for the prompt
 }
 
@@ -120,6 +121,7 @@ func (t *turn) systemPrompt() string {
 	}
 	if !t.blocked() {
 		writeEntities(&b, t.prompt.entities)
+		writeChanges(&b, t.prompt.changes)
 	}
 	b.WriteString(summarySection(t.prompt.summary))
 	b.WriteString("\n\n## Now\n")
