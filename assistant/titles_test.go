@@ -14,7 +14,7 @@ import (
 	"github.com/parleyhq/parley/quota/memquota"
 )
 
-func isTitleCall(req *providers.Request) bool { return strings.HasPrefix(req.System, "Write a title") }
+func isTitleCall(req *providers.Request) bool { return req.System == assistant.TitleInstructions }
 
 // titleModel answers turns with "answer" and title calls with title (or
 // fails them), after waiting on gate if it is not nil.

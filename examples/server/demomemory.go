@@ -19,14 +19,13 @@ import (
 // words, or the whole "my X is Y". Facts are kept as the user wrote them,
 // one line of at most maxFactBytes.
 //
-// Summary call (its system prompt starts "You maintain the running
-// summary"): the new summary is the previous summary's lines, then the
+// Summary call (its system prompt is assistant.SummaryInstructions): the new summary is the previous summary's lines, then the
 // facts of the user lines of the new transcript, one "- " bullet each. A
 // newer "my X is Y" replaces an older one about the same X, a repeated fact
 // moves to the end, and only the newest maxSummaryFacts are kept, fewer if
 // they would not fit the call's MaxTokens.
 //
-// Title call (its system prompt starts "Write a title"): the first few
+// Title call (its system prompt is assistant.TitleInstructions): the first few
 // words of the user's question that are not small function words, each
 // capitalized: "my launch code is TEAL-42" becomes "Launch Code TEAL-42".
 //
@@ -35,9 +34,6 @@ import (
 // replayed user messages; "what did I ask you to remember" (or "what do
 // you remember") lists them all.
 const (
-	summaryCallPrefix = "You maintain the running summary"
-	titleCallPrefix   = "Write a title"
-
 	maxSummaryFacts = 40
 	maxFactBytes    = 200
 	maxTitleWords   = 4

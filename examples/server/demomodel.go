@@ -93,12 +93,12 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 
 		// The Engine's housekeeping calls: a running summary, a title.
 		switch {
-		case strings.HasPrefix(req.System, summaryCallPrefix) && len(req.Messages) == 1:
+		case req.System == assistant.SummaryInstructions && len(req.Messages) == 1:
 			if emitText(demoSummary(req.Messages[0].Content, req.MaxTokens)) {
 				finish(providers.FinishStop)
 			}
 			return
-		case strings.HasPrefix(req.System, titleCallPrefix) && len(req.Messages) == 1:
+		case req.System == assistant.TitleInstructions && len(req.Messages) == 1:
 			if emitText(demoTitle(req.Messages[0].Content)) {
 				finish(providers.FinishStop)
 			}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
 )
@@ -37,9 +38,9 @@ type recordedRequest struct {
 func (r *recordingModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
 	kind := "turn"
 	switch {
-	case strings.HasPrefix(req.System, summaryCallPrefix):
+	case req.System == assistant.SummaryInstructions:
 		kind = "summary"
-	case strings.HasPrefix(req.System, titleCallPrefix):
+	case req.System == assistant.TitleInstructions:
 		kind = "title"
 	}
 	r.mu.Lock()
@@ -117,9 +118,16 @@ func filler(i int) string {
 // window, no request exceeds the window, the oldest turns are folded into a
 // stored summary, and the fact stated in turn 1, long gone from the
 // replayed history, is still answered in turn 60. The thread is named by
-// the model's title call after its first answer.
+// the model's title call after its first answer. 2048 tokens is the
+// default window of many local servers: there one earlier turn does not fit
+// beside the summary, and the summary must win.
 func TestDemoLongThreadStaysInTheWindowAndRemembers(t *testing.T) {
-	const window = 4096
+	for _, window := range []int{4096, 2048} {
+		t.Run(fmt.Sprint(window), func(t *testing.T) { demoLongThread(t, window) })
+	}
+}
+
+func demoLongThread(t *testing.T, window int) {
 	var logs logBuffer
 	rec := &recordingModel{demo: demoModel{}}
 	s := settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), ContextWindow: window}

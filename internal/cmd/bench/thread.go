@@ -92,7 +92,7 @@ func threadRun(turns, window int, texts []string) (threadResult, error) {
 		if in > window {
 			res.over++
 		}
-		if strings.HasPrefix(req.System, "You maintain the running summary") {
+		if req.System == assistant.SummaryInstructions {
 			res.summaries++
 			out := text()
 			res.summaryTokens += in + len(out)/4
