@@ -82,7 +82,14 @@ func (t *turn) compact(ctx context.Context) {
 	if !fits(past, summary) {
 		// 2. Fold the oldest turns into the summary, down to half the
 		// budget so that the next turns do not need another call at once.
-		fold := foldCount(past, budget/2-summaryCost(summary)-t.conn.summaryTokens())
+		// The newest turn stays word for word whenever it fits beside the
+		// summary: the next question is most likely about it.
+		room := budget - summaryCost(summary) - t.conn.summaryTokens()
+		keep := min(1, len(past))
+		if keep == 1 && stretchTokens(past[len(past)-1:]) > room {
+			keep = 0
+		}
+		fold := foldCount(past, max(budget/2-summaryCost(summary)-t.conn.summaryTokens(), 0), keep)
 		if fold > 0 {
 			if s, ok := t.summarize(ctx, summary, past[:fold]); ok {
 				through = past[fold-1].last
@@ -130,12 +137,11 @@ func after(ss []stretch, through int) []stretch {
 }
 
 // foldCount is how many of the oldest stretches to summarize so that what
-// is left costs at most target tokens: all of them if even the newest alone
-// costs more.
-func foldCount(ss []stretch, target int) int {
+// is left costs at most target tokens, keeping at least the newest keep.
+func foldCount(ss []stretch, target, keep int) int {
 	left := stretchTokens(ss)
 	n := 0
-	for n < len(ss) && left > target {
+	for n < len(ss)-keep && left > target {
 		left -= stretchTokens(ss[n : n+1])
 		n++
 	}
