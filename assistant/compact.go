@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -30,6 +31,7 @@ import (
 // History is cut only between stretches (a user message and its reply), so
 // a tool call never loses its result.
 const (
+	minSummaryBudget  = 64  // tokens the history must have room for before a summary is worth a call
 	keepVerbatimTurns = 2   // the newest turns whose tool results are never cut down
 	compactMinBytes   = 300 // tool results shorter than this are kept as they are
 	messageOverhead   = 4   // tokens a message costs beyond its text
@@ -79,9 +81,11 @@ func (t *turn) compact(ctx context.Context) {
 	}
 	// 1. Old large tool results give way to their facts.
 	past = t.shrinkToolResults(past)
-	if !fits(past, summary) {
+	if !fits(past, summary) && budget >= minSummaryBudget {
 		// 2. Fold the oldest turns into the summary, down to half the
 		// budget so that the next turns do not need another call at once.
+		// Not when even a short summary could not be sent: it would be
+		// paid for and cut away.
 		// The newest turn stays word for word whenever it fits beside the
 		// summary: the next question is most likely about it.
 		room := budget - summaryCost(summary) - t.conn.summaryTokens()
@@ -92,9 +96,9 @@ func (t *turn) compact(ctx context.Context) {
 		fold := foldCount(past, max(budget/2-summaryCost(summary)-t.conn.summaryTokens(), 0), keep)
 		if fold > 0 {
 			if s, ok := t.summarize(ctx, summary, past[:fold]); ok {
+				t.saveSummary(ctx, s, past[:fold])
 				through = past[fold-1].last
 				summary, past = s, past[fold:]
-				t.saveSummary(ctx, summary, through)
 			}
 		}
 	}
@@ -215,15 +219,46 @@ func (t *turn) summarize(ctx context.Context, summary string, folded []stretch) 
 	return truncate(text, t.conn.summaryTokens()*4), true
 }
 
-// saveSummary stores the new running summary. Losing the race to another
-// instance is harmless: this turn uses its own, the next reads theirs.
-func (t *turn) saveSummary(ctx context.Context, summary string, through int) {
+// saveSummary stores the new running summary of the folded stretches.
+// Losing the race to another instance is harmless: this turn uses its own,
+// the next reads theirs. A stopped turn saves nothing: a newer message or
+// an edit may have replaced what it summarized.
+//
+// An edit that lands while the summary is written would leave it holding
+// text the user edited away, so it is checked again once stored: if a
+// folded message is superseded by then, the summary is withdrawn. (An edit
+// that lands after the check finds it stored, covering the replaced
+// message, and the store clears it with the edit.)
+func (t *turn) saveSummary(ctx context.Context, summary string, folded []stretch) {
+	if t.stopped() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
-	err := t.e.cfg.Store.SetSummary(ctx, t.thread.ID, summary, through, t.thread.SummaryThrough)
-	if err != nil && !errors.Is(err, store.ErrConflict) {
+	st, through := t.e.cfg.Store, folded[len(folded)-1].last
+	err := st.SetSummary(ctx, t.thread.ID, summary, through, t.thread.SummaryThrough)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return
+	case err != nil:
 		t.e.cfg.Logger.Error("assistant: save summary", "thread", t.thread.ID, "err", err)
+		return
 	}
+	msgs, err := st.ListMessages(ctx, t.thread.ID)
+	if err != nil {
+		t.e.cfg.Logger.Error("assistant: check a saved summary", "thread", t.thread.ID, "err", err)
+		return
+	}
+	if slices.ContainsFunc(msgs, func(m store.Message) bool { return m.SupersededAt != nil && within(folded, m.Seq) }) {
+		if err := st.SetSummary(ctx, t.thread.ID, "", 0, through); err != nil && !errors.Is(err, store.ErrConflict) {
+			t.e.cfg.Logger.Error("assistant: withdraw a summary of edited-away messages", "thread", t.thread.ID, "err", err)
+		}
+	}
+}
+
+// within reports whether Seq seq is one of the stretches' messages.
+func within(ss []stretch, seq int) bool {
+	return slices.ContainsFunc(ss, func(s stretch) bool { return s.first <= seq && seq <= s.last })
 }
 
 // renderTranscript writes stretches as plain text for the summary call.

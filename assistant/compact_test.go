@@ -249,7 +249,7 @@ func TestCompactionNeverOrphansAToolCall(t *testing.T) {
 func TestSummaryRaceLostToAnotherInstanceIsHarmless(t *testing.T) {
 	model := &rememberingModel{}
 	p := fake.New()
-	h := newHarness(t, p, func(c *assistant.Config) { c.ContextWindow = 2048 })
+	h := newHarness(t, p, func(c *assistant.Config) { c.ContextWindow = 3000 })
 	p.SetDefault(model.turn())
 	var threadID string
 	for i := range 6 {

@@ -23,9 +23,10 @@ func replay(msgs []store.Message) []providers.Message {
 // to it, with the tool calls and results inside the reply. History is only
 // ever cut between stretches, so no cut orphans a call from its result.
 type stretch struct {
-	last int       // Seq of the last stored message in it
-	at   time.Time // when its reply was last written
-	msgs []providers.Message
+	first int       // Seq of the first stored message in it
+	last  int       // Seq of the last stored message in it
+	at    time.Time // when its reply was last written
+	msgs  []providers.Message
 }
 
 // stretches replays the thread's current branch, one stretch per turn.
@@ -45,8 +46,15 @@ func stretches(msgs []store.Message) []stretch {
 			if skipReply = m.Guard.ExcludeFromHistory; skipReply {
 				continue
 			}
-			out = append(out, stretch{last: m.Seq})
-			if m.Content != "" { // empty: a turn that only carried client tool results
+			if m.Content == "" && len(out) > 0 {
+				// A turn that only carried client tool results continues
+				// the turn that made the calls: no cut may fall between
+				// them, or a replay would start with a tool call.
+				out[len(out)-1].last = m.Seq
+				continue
+			}
+			out = append(out, stretch{first: m.Seq, last: m.Seq})
+			if m.Content != "" {
 				out[len(out)-1].msgs = []providers.Message{{Role: providers.User, Content: m.Content}}
 			}
 		case store.RoleAssistant:
@@ -58,7 +66,7 @@ func stretches(msgs []store.Message) []stretch {
 				continue
 			}
 			if len(out) == 0 {
-				out = append(out, stretch{})
+				out = append(out, stretch{first: m.Seq})
 			}
 			s := &out[len(out)-1]
 			s.last, s.at, s.msgs = m.Seq, m.UpdatedAt, append(s.msgs, completeCalls(turn)...)

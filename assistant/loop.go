@@ -43,7 +43,11 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		return
 	}
 	if !t.blocked() {
-		t.compact(ctx)
+		t.compact(t.stop.ctx)
+		if t.stopped() {
+			t.out.err = t.stopErr()
+			return
+		}
 		t.prompt.system = t.systemPrompt()
 	}
 	system := t.prompt.system
