@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -46,6 +48,9 @@ func (f *fact) size() int { return len(f.key) + len(f.facts) + len(f.result) }
 type knowledge struct {
 	facts []*fact // least recently used first
 	bytes int
+
+	change     time.Time // the user's last change, from the audit (lastChange)
+	changeRead bool
 }
 
 // callKey identifies a tool call for the gate.
@@ -149,19 +154,26 @@ func (t *turn) readOnly(name string) bool {
 		return false
 	}
 	tool, ok := t.e.cfg.Tools.Lookup(name)
-	return ok && tool.Spec().Effect == tools.Read
+	return ok && isRead(tool.Spec())
 }
+
+// isRead reports whether a tool only reads: Effect Read, or unset, which
+// tools.Spec documents as Read.
+func isRead(s tools.Spec) bool { return s.Effect == tools.Read || s.Effect == "" }
 
 // known answers a Read call from the knowledge gate: the result of an
 // identical call made earlier in the thread, while it is fresh.
-func (t *turn) known(o offeredTool, c providers.ToolCall) (tools.Result, bool) {
+func (t *turn) known(ctx context.Context, o offeredTool, c providers.ToolCall) (tools.Result, bool) {
 	age := t.e.cfg.KnowledgeMaxAge
-	if age < 0 || o.spec.Effect != tools.Read {
+	if age < 0 || !isRead(o.spec) || o.spec.ClientSide {
 		return tools.Result{}, false
 	}
 	f, ok := t.know.lookup(callKey(c.Name, c.Args), t.e.cfg.Now().Add(-age))
 	if !ok || f.turn {
 		// Within one turn a repeat is the loop detector's business.
+		return tools.Result{}, false
+	}
+	if changed := t.lastChange(ctx); !f.at.After(changed) {
 		return tools.Result{}, false
 	}
 	var r struct {
@@ -174,6 +186,46 @@ func (t *turn) known(o offeredTool, c providers.ToolCall) (tools.Result, bool) {
 	when := f.at.In(t.location()).Format("15:04")
 	return tools.Result{OK: true, Data: r.Data,
 		Summary: strings.TrimSpace(fmt.Sprintf("Already known from the same call at %s. %s", when, r.Summary))}, true
+}
+
+// changeScan bounds the audit rows lastChange reads.
+const changeScan = 200
+
+// lastChange is when the user last changed anything, through any thread or
+// the host's own buttons: the newest audited call of a Mutate or
+// Destructive tool that did not fail before running. It is read once per
+// turn, at the gate's first hit. If the rows read hold no change, the
+// oldest of them bounds it (a change may be older); if the audit cannot be
+// read, now does: nothing is reused.
+func (t *turn) lastChange(ctx context.Context) time.Time {
+	if t.know.changeRead {
+		return t.know.change
+	}
+	t.know.changeRead = true
+	t.know.change = t.e.cfg.Now()
+	rows, err := t.e.cfg.Store.ListAudit(ctx, store.AuditFilter{Kind: AuditToolCall, ActorID: t.u.ID, Limit: changeScan})
+	if err != nil {
+		t.e.cfg.Logger.Warn("assistant: read the audit for the knowledge gate", "err", err)
+		return t.know.change
+	}
+	for _, r := range rows {
+		var d struct {
+			Effect   tools.Effect `json:"effect"`
+			Approval string       `json:"approval"`
+		}
+		if json.Unmarshal(r.Data, &d) == nil && (d.Effect == tools.Mutate || d.Effect == tools.Destructive) &&
+			d.Approval != approvalPending && d.Approval != approvalDeclined {
+			t.know.change = r.CreatedAt
+			return t.know.change
+		}
+	}
+	switch {
+	case len(rows) == changeScan:
+		t.know.change = rows[len(rows)-1].CreatedAt
+	default:
+		t.know.change = time.Time{}
+	}
+	return t.know.change
 }
 
 // resultOK reports whether a tool message says the call succeeded.

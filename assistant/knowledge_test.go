@@ -21,13 +21,19 @@ func callsOnce(id, name, args string) []fake.Turn {
 	return []fake.Turn{{fake.CallTool(id, name, args)}, {fake.Text("done")}}
 }
 
-// clock is a settable Config.Now.
+// clock is a settable Config.Now that moves a millisecond at each reading,
+// as a real one would between events.
 type clock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(time.Millisecond)
+	return c.now
+}
 func (c *clock) add(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

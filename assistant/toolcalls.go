@@ -1,6 +1,8 @@
 package assistant
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -215,7 +217,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		case round[i].approval == approvalPending:
 			round[i].plan = planPropose
 		default:
-			if r, ok := t.known(o, c); ok {
+			if r, ok := t.known(ctx, o, c); ok {
 				round[i].plan, round[i].result = planKnown, r
 				continue
 			}
@@ -485,8 +487,11 @@ func (t *turn) loopCheck(c providers.ToolCall) *tools.Result {
 // canonicalJSON re-encodes a JSON value with sorted keys and no spacing, so
 // equal arguments compare equal however the model wrote them.
 func canonicalJSON(raw json.RawMessage) string {
+	// Numbers stay as written: as float64, two large ids would compare equal.
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := d.Decode(&v); err != nil || d.More() {
 		return string(raw)
 	}
 	out, err := json.Marshal(v)
@@ -508,8 +513,13 @@ func (a *actor) auditToolCall(ctx context.Context, c providers.ToolCall, r tools
 	if approval != "" {
 		fields["approval"] = approval
 	}
+	if reg := a.e.cfg.Tools; reg != nil {
+		if tool, ok := reg.Lookup(c.Name); ok {
+			fields["effect"] = cmp.Or(tool.Spec().Effect, tools.Read)
+		}
+	}
 	data, _ := json.Marshal(fields)
-	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data}
+	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data, CreatedAt: a.e.cfg.Now()}
 	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
 		a.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", a.thread.ID, "err", err)
 	}
