@@ -46,6 +46,9 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 			return nil, false, err
 		}
 		t.cont.replaces, text = &target, again
+		t.cont.replacesFirst = !slices.ContainsFunc(prior, func(m store.Message) bool {
+			return m.Role == store.RoleUser && m.SupersededAt == nil && m.Seq < target.Seq
+		})
 		branch = slices.DeleteFunc(slices.Clone(prior), func(m store.Message) bool { return m.Seq >= target.Seq })
 		if target.Seq <= t.thread.SummaryThrough {
 			// The summary covers what is replaced; the write clears it.

@@ -71,19 +71,35 @@ func supersededIDs(prior []store.Message, target *store.Message) map[string]bool
 	return ids
 }
 
-// withdrawSuperseded declines the cards still pending on messages the turn
+// withdrawCards declines the cards still pending on messages the turn
 // superseded: the conversation they belonged to is gone. A failure is
 // logged; a card left pending is refused when decided (see checkDecision).
-func (t *turn) withdrawSuperseded(ctx context.Context) {
+func (t *turn) withdrawCards(ctx context.Context) {
 	for _, p := range t.prompt.pending {
-		if !t.cont.superseded[p.MessageID] {
-			continue
-		}
-		if _, err := t.e.cfg.Store.DecideProposal(ctx, p.Token, store.ProposalDeclined, t.e.cfg.Now()); err != nil && !errors.Is(err, store.ErrConflict) {
-			t.e.cfg.Logger.Error("assistant: withdraw a superseded card", "thread", t.thread.ID, "err", err)
+		if t.cont.superseded[p.MessageID] {
+			t.e.withdraw(ctx, p)
 		}
 	}
 	t.prompt.pending = slices.DeleteFunc(t.prompt.pending, func(p store.Proposal) bool { return t.cont.superseded[p.MessageID] })
+}
+
+// withdrawSuperseded declines, and marks declined in ps, the pending cards
+// whose message msgs shows superseded: also a card a turn on another
+// instance made after the edit, before its poll saw it.
+func (e *Engine) withdrawSuperseded(ctx context.Context, ps []store.Proposal, msgs []store.Message) {
+	gone := supersededIDs(msgs, nil)
+	for i, p := range ps {
+		if p.Status == store.ProposalPending && gone[p.MessageID] {
+			e.withdraw(ctx, p)
+			ps[i].Status = store.ProposalDeclined
+		}
+	}
+}
+
+func (e *Engine) withdraw(ctx context.Context, p store.Proposal) {
+	if _, err := e.cfg.Store.DecideProposal(context.WithoutCancel(ctx), p.Token, store.ProposalDeclined, e.cfg.Now()); err != nil && !errors.Is(err, store.ErrConflict) {
+		e.cfg.Logger.Error("assistant: withdraw a superseded card", "thread", p.ThreadID, "err", err)
+	}
 }
 
 // change is a Mutate or Destructive call that ran in a turn an edit later

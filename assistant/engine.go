@@ -50,7 +50,8 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // Wait blocks until every turn started so far has finished and persisted,
-// including turns whose consumer detached, or until ctx ends. Call it on
+// including turns whose consumer detached and the title calls of new
+// threads (Config.GenerateTitles; at most 10 s each), or until ctx ends. Call it on
 // shutdown after the HTTP server has stopped taking requests.
 func (e *Engine) Wait(ctx context.Context) error { return e.running.wait(ctx) }
 
@@ -173,7 +174,7 @@ const (
 	AuditThreadRead    = "thread.read_by_other" // a user read another user's thread; Data {"owner", "read"?}
 	AuditThreadDeleted = "thread.deleted"       // the owner deleted a thread for good
 	AuditQuotaSet      = "quota.set"            // staff changed a user's limits; Data {"user", "limits"}
-	AuditToolCall      = "tool.call"            // every tool call; Data {"tool", "call_id", "args_sha256", "ok", "code", "duration_ms", "transport"}
+	AuditToolCall      = "tool.call"            // every tool call; Data {"tool", "call_id", "args_sha256", "ok", "code", "duration_ms", "transport", "effect"?, "approval"?}
 )
 
 // Reply is a whole turn, for callers that do not stream.
@@ -308,6 +309,13 @@ func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) 
 		if ps[i].Status == store.ProposalPending && !now.Before(ps[i].ExpiresAt) {
 			ps[i].Status = store.ProposalExpired
 		}
+	}
+	if slices.ContainsFunc(ps, func(p store.Proposal) bool { return p.Status == store.ProposalPending }) {
+		msgs, err := e.cfg.Store.ListMessages(ctx, threadID)
+		if err != nil {
+			return nil, e.storeErr("list messages", err)
+		}
+		e.withdrawSuperseded(ctx, ps, msgs)
 	}
 	return ps, nil
 }

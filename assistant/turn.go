@@ -136,8 +136,15 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 			return fail(wrap(CodeInternal, "create thread", err))
 		}
 	}
-	if t.firstTurn = t.thread.LastSeq == 0; t.firstTurn && t.thread.Title == "" {
-		// A draft from NewThread is named by its first message.
+	t.firstTurn = t.thread.LastSeq == 0
+	if r := t.cont.replaces; r != nil && t.cont.replacesFirst && t.thread.Title == heuristicTitle(r.Content) {
+		// An edit of the first message: a title made from the text the
+		// user edited away goes with it. (A title the user set stays.)
+		t.firstTurn, t.thread.Title = true, ""
+	}
+	if t.firstTurn && t.thread.Title == "" {
+		// A draft from NewThread, or a first message edited: named by
+		// its (new) first message.
 		title := heuristicTitle(t.in.verdict.Redacted)
 		if err := e.cfg.Store.RenameThread(ctx, t.thread.ID, title); err != nil {
 			return fail(e.storeErr("name thread", err))
@@ -173,7 +180,7 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 		return fail(e.storeErr("persist turn", err))
 	}
 	if t.cont.replaces != nil {
-		t.withdrawSuperseded(context.WithoutCancel(ctx))
+		t.withdrawCards(context.WithoutCancel(ctx))
 	}
 	return nil
 }
