@@ -67,8 +67,9 @@ type Config struct {
 	AutoApprove func(ctx context.Context, u parley.User, tool tools.Spec) bool
 	// KnowledgeMaxAge is how long the result of a Read tool call may answer
 	// an identical call later in the thread without running the tool again
-	// (default 5m; negative: never). A Mutate or Destructive call in
-	// between makes earlier results stale.
+	// (default 5m; negative: never). A Mutate or Destructive call the user
+	// made since, in any thread or through ExecuteTool (as the audit
+	// records it), makes earlier results stale.
 	KnowledgeMaxAge time.Duration
 	// ParallelTools bounds how many Read tools of one round run at once (default 4).
 	ParallelTools int
