@@ -46,9 +46,17 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 			return nil, false, err
 		}
 		t.cont.replaces, text = &target, again
-		t.cont.replacesFirst = !slices.ContainsFunc(prior, func(m store.Message) bool {
+		if first := !slices.ContainsFunc(prior, func(m store.Message) bool {
 			return m.Role == store.RoleUser && m.SupersededAt == nil && m.Seq < target.Seq
-		})
+		}); first && !req.Regenerate {
+			// The title follows the new text unless the user set it: it was
+			// taken from the old text, or written by the model from it.
+			byUser, err := e.titledByUser(ctx, t.thread.ID)
+			if err != nil {
+				return nil, false, err
+			}
+			t.cont.retitle = !byUser
+		}
 		branch = slices.DeleteFunc(slices.Clone(prior), func(m store.Message) bool { return m.Seq >= target.Seq })
 		if target.Seq <= t.thread.SummaryThrough {
 			// The summary covers what is replaced; the write clears it.

@@ -21,15 +21,15 @@ import (
 // waiting: a decision on a confirm card, or the results of client-side
 // tool calls. (Form answers become the turn's text.)
 type continuation struct {
-	decision      *store.Proposal      // a decision turn: the proposal decided
-	decided       store.ProposalStatus // applied or declined
-	tool          offeredTool          // the tool an apply runs
-	applied       bool                 // the applied tool succeeded
-	clientCalls   []blocks.Block       // a tool-results turn: the calls it answers
-	replaces      *store.Message       // an edit or regeneration: the user message replaced
-	replacesFirst bool                 // it is the first user message of the conversation
-	superseded    map[string]bool      // ids of the thread's superseded messages, this turn's included
-	quiet         error                // a decision out of budget: no model call, this says why
+	decision    *store.Proposal      // a decision turn: the proposal decided
+	decided     store.ProposalStatus // applied or declined
+	tool        offeredTool          // the tool an apply runs
+	applied     bool                 // the applied tool succeeded
+	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
+	replaces    *store.Message       // an edit or regeneration: the user message replaced
+	retitle     bool                 // it is the first user message, and the title is automatic
+	superseded  map[string]bool      // ids of the thread's superseded messages, this turn's included
+	quiet       error                // a decision out of budget: no model call, this says why
 }
 
 // maxToolResults bounds the client results one request may carry.

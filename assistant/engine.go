@@ -173,6 +173,7 @@ func userMessage(err error) string {
 const (
 	AuditThreadRead    = "thread.read_by_other" // a user read another user's thread; Data {"owner", "read"?}
 	AuditThreadDeleted = "thread.deleted"       // the owner deleted a thread for good
+	AuditThreadRenamed = "thread.renamed"       // the owner set a thread's title (never the title itself)
 	AuditQuotaSet      = "quota.set"            // staff changed a user's limits; Data {"user", "limits"}
 	AuditToolCall      = "tool.call"            // every tool call; Data {"tool", "call_id", "args_sha256", "ok", "code", "duration_ms", "transport", "effect"?, "approval"?}
 )
@@ -348,6 +349,8 @@ const MaxTitleBytes = 200
 // RenameThread sets the title of u's thread: one line, control characters
 // and runs of white space made single spaces, cut to MaxTitleBytes. An
 // empty title is CodeInvalidRequest; only the owner may rename a thread.
+// It is audited (AuditThreadRenamed): a title the user set is never
+// replaced by an automatic one.
 func (e *Engine) RenameThread(ctx context.Context, u parley.User, id, title string) (store.Thread, error) {
 	if strings.IndexByte(title, 0) >= 0 {
 		return store.Thread{}, invalidRequest("rename thread", "title contains a NUL character")
@@ -363,8 +366,21 @@ func (e *Engine) RenameThread(ctx context.Context, u parley.User, id, title stri
 	if err := e.cfg.Store.RenameThread(ctx, id, title); err != nil {
 		return store.Thread{}, e.storeErr("rename thread", err)
 	}
+	ev := store.AuditEvent{Kind: AuditThreadRenamed, ActorID: u.ID, ThreadID: id}
+	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
+		e.cfg.Logger.Error("assistant: audit a rename", "thread", id, "err", err)
+	}
 	t.Title = title
 	return t, nil
+}
+
+// titledByUser reports whether the thread's owner ever set its title.
+func (e *Engine) titledByUser(ctx context.Context, threadID string) (bool, error) {
+	evs, err := e.cfg.Store.ListAudit(ctx, store.AuditFilter{Kind: AuditThreadRenamed, ThreadID: threadID, Limit: 1})
+	if err != nil {
+		return false, e.storeErr("read renames", err)
+	}
+	return len(evs) > 0, nil
 }
 
 // DeleteThread removes u's thread and its messages for good, archived or

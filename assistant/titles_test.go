@@ -171,3 +171,49 @@ func TestNewThreadReusesAnEmptyDraft(t *testing.T) {
 		t.Errorf("a used thread was handed out as a draft: %v", err)
 	}
 }
+
+// Editing the first message renames a thread whose title is automatic,
+// heuristic or the model's, from the new text; a title the user set stays.
+func TestEditOfTheFirstMessageRetitlesUnlessTheUserNamedIt(t *testing.T) {
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Func(func(_ context.Context, req *providers.Request) fake.Turn {
+		if isTitleCall(req) {
+			q := strings.TrimPrefix(strings.SplitN(req.Messages[0].Content, "\n", 2)[0], "User: ")
+			return fake.Turn{fake.Text("About " + q)}
+		}
+		return fake.Turn{fake.Text("answer")}
+	})})
+	h := newHarness(t, p, func(c *assistant.Config) { c.GenerateTitles = true })
+	ctx := context.Background()
+	title := func(id string) string {
+		waitTurns(t, h)
+		th, _ := h.store.GetThread(ctx, id)
+		return th.Title
+	}
+	r, _, err := h.collect(t, alice, assistant.Request{Message: "falcon price"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := title(r.ThreadID); got != "About falcon price" {
+		t.Fatalf("model title %q", got)
+	}
+	r2, _, err := h.collect(t, alice, assistant.Request{ThreadID: r.ThreadID, Replaces: r.UserMessageID, Message: "spreadsheet help"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Title != "spreadsheet help" {
+		t.Errorf("the edit's stream names the thread %q", r2.Title)
+	}
+	if got := title(r.ThreadID); got != "About spreadsheet help" {
+		t.Errorf("after editing the first message the title is %q", got)
+	}
+	if _, err := h.eng.RenameThread(ctx, alice, r.ThreadID, "My budget"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: r.ThreadID, Replaces: r2.UserMessageID, Message: "other topic"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := title(r.ThreadID); got != "My budget" {
+		t.Errorf("an edit replaced the title the user set: %q", got)
+	}
+}

@@ -137,7 +137,7 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 		}
 	}
 	t.firstTurn = t.thread.LastSeq == 0
-	if r := t.cont.replaces; r != nil && t.cont.replacesFirst && t.thread.Title == heuristicTitle(r.Content) {
+	if t.cont.retitle {
 		// An edit of the first message: a title made from the text the
 		// user edited away goes with it. (A title the user set stays.)
 		t.firstTurn, t.thread.Title = true, ""
