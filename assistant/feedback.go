@@ -49,6 +49,9 @@ func (e *Engine) SetFeedback(ctx context.Context, u parley.User, threadID, messa
 	if err != nil {
 		return store.Feedback{}, err
 	}
+	if m.SupersededAt != nil {
+		return store.Feedback{}, conflict("set feedback", "That answer was replaced by an edit or a regeneration.", errors.New("superseded message"))
+	}
 	f := store.Feedback{MessageID: m.ID, UserID: u.ID, Rating: in.Rating,
 		Category: plainLine(strings.ToValidUTF8(in.Category, "\uFFFD"), MaxFeedbackCategoryBytes),
 		Comment:  comment}
@@ -67,6 +70,9 @@ func (e *Engine) DeleteFeedback(ctx context.Context, u parley.User, threadID, me
 		return err
 	}
 	if err := fs.DeleteFeedback(ctx, m.ID, u.ID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return &Error{Code: CodeNotFound, Op: "delete feedback", Err: err, Message: "There is no rating of that answer to withdraw."}
+		}
 		return e.storeErr("delete feedback", err)
 	}
 	e.auditFeedback(ctx, u, threadID, m.ID, "", "")

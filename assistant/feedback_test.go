@@ -100,3 +100,21 @@ func TestFeedbackIsRefusedWhereItDoesNotBelong(t *testing.T) {
 		t.Errorf("refused feedback was stored: %+v", fb)
 	}
 }
+
+func TestFeedbackRefusalsNameWhatIsWrong(t *testing.T) {
+	h := newHarness(t, echoModel())
+	ctx := context.Background()
+	id, replies := threadOf(t, h, "one")
+	err := h.eng.DeleteFeedback(ctx, alice, id, replies[0].MessageID)
+	var ae *assistant.Error
+	if !errors.As(err, &ae) || ae.Code != assistant.CodeNotFound || !strings.Contains(ae.Message, "no rating") {
+		t.Errorf("withdrawing a rating that is not there: %v", err)
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: id, Regenerate: true}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.eng.SetFeedback(ctx, alice, id, replies[0].MessageID, assistant.FeedbackInput{Rating: store.RatingUp})
+	if !errors.Is(err, assistant.ErrConflict) {
+		t.Errorf("rating a replaced answer: %v", err)
+	}
+}
