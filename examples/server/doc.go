@@ -54,6 +54,9 @@
 //	PARLEY_MODEL_FAMILY   anthropic or openai adds a calibration note for models that
 //	                      follow instructions closely; generic (the default) does not
 //	PARLEY_OPERATOR_ADDENDUM  site rules added to every system prompt (default none)
+//	PARLEY_TITLES         on (the default): a short model call names each new thread
+//	                      after its first answer, charged to the user; off: the first
+//	                      words of its first message name it
 //	PARLEY_DATABASE_PATH  the SQLite file (default parley.db; "" keeps everything in memory)
 //	PARLEY_DATABASE_URL   postgres://user:pass@host/db switches to PostgreSQL
 //	PARLEY_DATABASE_MAX_CONNS  the most database connections open at once (default 16

@@ -145,6 +145,7 @@ type settings struct {
 	ContextWindow                   int           // the model's context in tokens; 0: the Engine's default
 	OperatorAddendum                string        // site rules added to every system prompt
 	ModelFamily                     string        // assistant.ModelFamily*: "" (generic), anthropic or openai
+	NoTitles                        bool          // no model call names new threads
 }
 
 func settingsFromEnv() (settings, error) {
@@ -183,6 +184,13 @@ func settingsFromEnv() (settings, error) {
 		s.ContextWindow = n
 	}
 	s.OperatorAddendum = os.Getenv("PARLEY_OPERATOR_ADDENDUM")
+	switch v := os.Getenv("PARLEY_TITLES"); v {
+	case "", "on":
+	case "off":
+		s.NoTitles = true
+	default:
+		return s, fmt.Errorf("PARLEY_TITLES=%q: want on (the default) or off", v)
+	}
 	switch v := os.Getenv("PARLEY_MODEL_FAMILY"); v {
 	case "", "generic":
 	case assistant.ModelFamilyAnthropic, assistant.ModelFamilyOpenAI:
@@ -366,7 +374,7 @@ func newApp(s settings, model providers.Provider, log *slog.Logger) (*app, error
 		ModelFamily:      s.ModelFamily,
 		// A short model call names each new thread after its first answer;
 		// the demo model answers it too.
-		GenerateTitles: true,
+		GenerateTitles: !s.NoTitles,
 		Logger:         log,
 	})
 	if err != nil {

@@ -196,11 +196,11 @@ func TestSettingsFromEnvReadsThePoolAndTurnBounds(t *testing.T) {
 }
 
 func TestSettingsFromEnvReadsTheModelSettings(t *testing.T) {
-	for _, key := range []string{"PARLEY_LLM_CONTEXT_WINDOW", "PARLEY_OPERATOR_ADDENDUM", "PARLEY_MODEL_FAMILY"} {
+	for _, key := range []string{"PARLEY_LLM_CONTEXT_WINDOW", "PARLEY_OPERATOR_ADDENDUM", "PARLEY_MODEL_FAMILY", "PARLEY_TITLES"} {
 		t.Setenv(key, "")
 	}
 	s, err := settingsFromEnv()
-	if err != nil || s.ContextWindow != 0 || s.OperatorAddendum != "" || s.ModelFamily != "" {
+	if err != nil || s.ContextWindow != 0 || s.OperatorAddendum != "" || s.ModelFamily != "" || s.NoTitles {
 		t.Errorf("unset: %+v %v, want zeros: the Engine's defaults", s, err)
 	}
 	t.Setenv("PARLEY_LLM_CONTEXT_WINDOW", "8192")
@@ -213,9 +213,14 @@ func TestSettingsFromEnvReadsTheModelSettings(t *testing.T) {
 	if s, err := settingsFromEnv(); err != nil || s.ModelFamily != "" {
 		t.Errorf("generic: family %q, %v; want \"\"", s.ModelFamily, err)
 	}
+	t.Setenv("PARLEY_TITLES", "off")
+	if s, err := settingsFromEnv(); err != nil || !s.NoTitles {
+		t.Errorf("PARLEY_TITLES=off: %+v %v", s, err)
+	}
 	for key, bad := range map[string][]string{
 		"PARLEY_LLM_CONTEXT_WINDOW": {"0", "-4096", "32k", "4096 ", "1.5"},
 		"PARLEY_MODEL_FAMILY":       {"Anthropic", "claude", "gpt", " openai"},
+		"PARLEY_TITLES":             {"0", "no", "On", "false"},
 	} {
 		for _, v := range bad {
 			t.Run(key+"="+v, func(t *testing.T) {
