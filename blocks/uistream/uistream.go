@@ -1,0 +1,383 @@
+// Package uistream encodes a turn's blocks as the Vercel AI SDK's UI
+// message stream (protocol v1: server-sent events, one JSON chunk per
+// event), the wire the SDK's useChat and Chat read.
+//
+// An Encoder is pure and stateful: it keeps the open text part, the step,
+// and the tool calls it has announced, and writes each block as zero or
+// more chunks:
+//
+//	meta (first)      start {messageId, messageMetadata}, start-step
+//	markdown          text-start (once per part), text-delta
+//	code, mermaid     text-delta with the fenced block
+//	tool_call         tool-input-available {toolCallId, toolName, input}
+//	tool_result       tool-output-available {output} | tool-output-error | tool-output-denied (DECLINED)
+//	confirm           tool-approval-request {approvalId: token, toolCallId}
+//	form              nothing: its ask_user tool call carries the form as input
+//	component         data-<tag> {data}
+//	warning           data-warning {data: {"text"}}
+//	error             error {errorText}: the stream ends
+//	meta (last)       finish-step; finish {finishReason, messageMetadata} at Close
+//
+// A tool result after the step's tool calls opens a new step before the
+// next text or call, as the SDK's own server does. Only the chunk types and
+// fields of protocol v1 that SDK 5, 6 and 7 clients all accept are written
+// (tool-approval-request and tool-output-denied need SDK 6 or later);
+// optional fields are omitted, never null.
+package uistream
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/parleyhq/parley/blocks"
+)
+
+// Headers are the response headers of a UI message stream.
+var Headers = map[string]string{
+	"Content-Type":                  "text/event-stream",
+	"Cache-Control":                 "no-cache",
+	"Connection":                    "keep-alive",
+	"X-Vercel-Ai-Ui-Message-Stream": "v1",
+	"X-Accel-Buffering":             "no",
+}
+
+// Options configure an Encoder.
+type Options struct {
+	// MessageID is the id of the assistant message the stream writes, as
+	// the client knows it. "" uses the message id of the first meta block.
+	// A continuation (an approval, client tool output) must pass the id of
+	// the message it continues, or the client shows a second message.
+	MessageID string
+}
+
+// Encoder writes blocks as UI message stream chunks. It is not safe for
+// concurrent use.
+type Encoder struct {
+	w    io.Writer
+	opts Options
+
+	started  bool   // start was written
+	text     string // the id of the open text part; "" when none
+	texts    int    // text parts so far, for ids
+	lastNL   bool   // the open text part ends with a newline
+	stepDone bool   // a tool result closed the step: the next output opens one
+	finish   string // the finish reason of the last meta block
+	meta     map[string]any
+	in, out  int64               // tokens of the turns so far
+	calls    map[string][]string // tool name -> call ids waiting for a confirm card, in order
+	ended    bool                // an error chunk or Close was written
+}
+
+// NewEncoder returns an Encoder writing to w.
+func NewEncoder(w io.Writer, opts Options) *Encoder {
+	return &Encoder{w: w, opts: opts, calls: map[string][]string{}}
+}
+
+// chunk is one UI message chunk. Optional fields are left out of the map;
+// input, output and data are always set, null when there is nothing.
+type chunk map[string]any
+
+// Block writes the chunks for b. After an error block, or Close, it
+// writes nothing.
+func (e *Encoder) Block(b blocks.Block) error {
+	if e.ended {
+		return nil
+	}
+	switch b.Kind {
+	case blocks.Meta, blocks.Error, blocks.Load, blocks.Form:
+	default:
+		if !e.started {
+			if err := e.start(nil); err != nil {
+				return err
+			}
+		}
+	}
+	switch b.Kind {
+	case blocks.Meta:
+		return e.metaBlock(b.Meta)
+	case blocks.Markdown:
+		if b.Content == "" {
+			return nil
+		}
+		return e.textDelta(b.Content)
+	case blocks.Code, blocks.Mermaid:
+		lang := b.Tag
+		if b.Kind == blocks.Mermaid {
+			lang = "mermaid"
+		}
+		fence := "```"
+		for strings.Contains(b.Content, fence) {
+			fence += "`"
+		}
+		var s strings.Builder
+		if e.text != "" && !e.lastNL {
+			s.WriteString("\n")
+		}
+		s.WriteString(fence + oneLine(lang) + "\n" + b.Content)
+		if !strings.HasSuffix(b.Content, "\n") {
+			s.WriteString("\n")
+		}
+		s.WriteString(fence + "\n")
+		return e.textDelta(s.String())
+	case blocks.ToolCall:
+		if err := e.step(); err != nil {
+			return err
+		}
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		if b.Tag != "client" {
+			e.calls[b.Name] = append(e.calls[b.Name], b.ID)
+		}
+		return e.write(chunk{"type": "tool-input-available", "toolCallId": b.ID, "toolName": b.Name, "input": jsonValue(b.Data)})
+	case blocks.ToolResult:
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		e.answered(b.Name, b.ID)
+		e.stepDone = true
+		switch {
+		case b.OK:
+			return e.write(chunk{"type": "tool-output-available", "toolCallId": b.ID, "output": map[string]string{"summary": b.Content}})
+		case b.ErrorCode == "DECLINED":
+			return e.write(chunk{"type": "tool-output-denied", "toolCallId": b.ID})
+		default:
+			return e.write(chunk{"type": "tool-output-error", "toolCallId": b.ID, "errorText": b.Content})
+		}
+	case blocks.Confirm:
+		id := e.takeCall(b.Name)
+		if id == "" {
+			return nil // no call of that tool announced in this stream: nothing to attach it to
+		}
+		return e.write(chunk{"type": "tool-approval-request", "approvalId": b.ID, "toolCallId": id})
+	case blocks.Component:
+		if b.Tag == "" {
+			return nil
+		}
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		return e.write(chunk{"type": "data-" + b.Tag, "data": jsonValue(b.Data)})
+	case blocks.Warning:
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		return e.write(chunk{"type": "data-warning", "data": map[string]string{"text": b.Content}})
+	case blocks.Error:
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		e.ended = true
+		return e.write(chunk{"type": "error", "errorText": b.Content})
+	}
+	return nil // load placeholders and form blocks: nothing of their own
+}
+
+// Close ends the stream: the open text part, the step, finish and [DONE].
+// After an error chunk it writes only [DONE].
+func (e *Encoder) Close() error {
+	if !e.ended {
+		e.ended = true
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		if !e.started {
+			if err := e.start(nil); err != nil {
+				return err
+			}
+		}
+		c := chunk{"type": "finish"}
+		if r := FinishReason(e.finish); r != "" {
+			c["finishReason"] = r
+		}
+		if len(e.meta) > 0 {
+			c["messageMetadata"] = e.meta
+		}
+		if err := e.write(chunk{"type": "finish-step"}); err != nil {
+			return err
+		}
+		if err := e.write(c); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(e.w, "data: [DONE]\n\n")
+	return err
+}
+
+// FinishReason maps a turn's finish (assistant.Finish*) to the protocol's
+// finishReason; "" for none.
+func FinishReason(finish string) string {
+	switch finish {
+	case "":
+		return ""
+	case "stop", "empty":
+		return "stop"
+	case "length":
+		return "length"
+	case "tool", "tool_calls", "approval", "client_tool", "ask_user":
+		return "tool-calls"
+	case "blocked":
+		return "content-filter"
+	case "error":
+		return "error"
+	default:
+		return "other"
+	}
+}
+
+func (e *Encoder) metaBlock(m *blocks.MetaInfo) error {
+	if m == nil {
+		return nil
+	}
+	if m.Finish != "" || m.InputTokens != 0 || m.OutputTokens != 0 {
+		// The last meta block of a turn: usage and why it ended.
+		e.finish = m.Finish
+		if e.meta == nil {
+			e.meta = map[string]any{}
+		}
+		// Several turns in one response (decisions) add up.
+		e.in, e.out = e.in+m.InputTokens, e.out+m.OutputTokens
+		e.meta["inputTokens"] = e.in
+		e.meta["outputTokens"] = e.out
+		e.meta["finish"] = m.Finish
+		return e.closeText()
+	}
+	md := map[string]any{}
+	for k, v := range map[string]string{"threadId": m.ThreadID, "messageId": m.MessageID, "userMessageId": m.UserMessageID, "title": m.Title} {
+		if v != "" {
+			md[k] = v
+		}
+	}
+	if e.started {
+		// A second turn in one response (several decisions): a new step
+		// of the same message, with its ids.
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		if err := e.write(chunk{"type": "finish-step"}); err != nil {
+			return err
+		}
+		if err := e.write(chunk{"type": "start-step"}); err != nil {
+			return err
+		}
+		e.stepDone = false
+		return e.write(chunk{"type": "message-metadata", "messageMetadata": md})
+	}
+	id := e.opts.MessageID
+	if id == "" {
+		id = m.MessageID
+	}
+	return e.start(md, id)
+}
+
+func (e *Encoder) start(md map[string]any, id ...string) error {
+	e.started = true
+	c := chunk{"type": "start"}
+	if len(id) > 0 && id[0] != "" {
+		c["messageId"] = id[0]
+	} else if e.opts.MessageID != "" {
+		c["messageId"] = e.opts.MessageID
+	}
+	if len(md) > 0 {
+		c["messageMetadata"] = md
+	}
+	if err := e.write(c); err != nil {
+		return err
+	}
+	return e.write(chunk{"type": "start-step"})
+}
+
+// step opens a new step if a tool result closed the last one.
+func (e *Encoder) step() error {
+	if !e.started {
+		if err := e.start(nil); err != nil {
+			return err
+		}
+	}
+	if !e.stepDone {
+		return nil
+	}
+	e.stepDone = false
+	if err := e.closeText(); err != nil {
+		return err
+	}
+	if err := e.write(chunk{"type": "finish-step"}); err != nil {
+		return err
+	}
+	return e.write(chunk{"type": "start-step"})
+}
+
+func (e *Encoder) textDelta(s string) error {
+	if err := e.step(); err != nil {
+		return err
+	}
+	if e.text == "" {
+		e.texts++
+		e.text = fmt.Sprintf("text-%d", e.texts)
+		if err := e.write(chunk{"type": "text-start", "id": e.text}); err != nil {
+			return err
+		}
+	}
+	e.lastNL = strings.HasSuffix(s, "\n")
+	return e.write(chunk{"type": "text-delta", "id": e.text, "delta": s})
+}
+
+func (e *Encoder) closeText() error {
+	if e.text == "" {
+		return nil
+	}
+	id := e.text
+	e.text, e.lastNL = "", false
+	return e.write(chunk{"type": "text-end", "id": id})
+}
+
+// takeCall returns the oldest call of tool that waits for its card.
+func (e *Encoder) takeCall(tool string) string {
+	ids := e.calls[tool]
+	if len(ids) == 0 {
+		return ""
+	}
+	e.calls[tool] = ids[1:]
+	return ids[0]
+}
+
+// answered forgets a call that got its result: it waits for no card.
+func (e *Encoder) answered(tool, id string) {
+	ids := e.calls[tool]
+	for i, c := range ids {
+		if c == id {
+			e.calls[tool] = append(ids[:i:i], ids[i+1:]...)
+			return
+		}
+	}
+}
+
+func (e *Encoder) write(c chunk) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.w, "data: %s\n\n", b)
+	return err
+}
+
+// jsonValue is raw JSON as a value that encodes as itself, null when empty
+// or invalid.
+func jsonValue(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || !json.Valid(raw) {
+		return json.RawMessage("null")
+	}
+	return raw
+}
+
+// oneLine keeps a fence's language tag on its line.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '`' {
+			return -1
+		}
+		return r
+	}, s)
+}
