@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/parleyhq/parley/guard"
@@ -26,15 +27,20 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
 	t.tools = toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	t.fresh = req.ThreadID == ""
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
-		if err != nil {
+		switch {
+		case req.CreateThread && errors.Is(err, ErrNotFound):
+			t.fresh = true // the write creates it with this id
+		case err != nil:
 			return nil, false, err
+		default:
+			if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
+				return nil, false, e.storeErr("load history", err)
+			}
+			t.thread = th
 		}
-		if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
-			return nil, false, e.storeErr("load history", err)
-		}
-		t.thread = th
 	}
 	// What the user says this turn: their message, their form answers, or
 	// for a decision a note the server writes from the stored proposal.
@@ -64,7 +70,7 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 		}
 	}
 	t.cont.superseded = supersededIDs(prior, t.cont.replaces)
-	if req.ThreadID != "" {
+	if !t.fresh {
 		t.prompt.past = stretches(branch)
 		// Until compact plans it, the history is what follows the summary.
 		t.prompt.history, t.prompt.summary = flatten(after(t.prompt.past, t.thread.SummaryThrough)), t.thread.Summary

@@ -49,6 +49,10 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("send a decision, tool results or form answers, not several")
 	case (req.Replaces != "" || req.Regenerate) && (conts > 0 || req.ThreadID == ""):
 		return invalid("an edit or a regeneration needs the thread id and no decision, tool results or form answers")
+	case req.CreateThread && (req.ThreadID == "" || conts > 0 || req.Replaces != "" || req.Regenerate):
+		return invalid("create_thread needs the thread id of a first message")
+	case req.CreateThread && !validID(req.ThreadID):
+		return invalid("the thread id must be at most 128 bytes of UTF-8")
 	case req.Replaces != "" && req.Regenerate:
 		return invalid("send replaces or regenerate, not both")
 	case req.Regenerate && req.Message != "":

@@ -60,7 +60,12 @@ func (e *Engine) Wait(ctx context.Context) error { return e.running.wait(ctx) }
 // client-side tools (ToolResults) or an ask_user form (Form). At most one of
 // the three may be set, and each needs ThreadID.
 type Request struct {
-	ThreadID    string // "": start a new thread
+	ThreadID string // "": start a new thread
+	// CreateThread, with ThreadID, starts a thread with that id if it does
+	// not exist yet: for clients that name their conversations, such as the
+	// AI SDK's useChat. An id another user's thread has is CodeConflict.
+	CreateThread bool
+
 	Message     string // the user's text; required unless a continuation is set; empty with Decision
 	Page        string // host page key: selects page tools and instructions; never shown to the model
 	PageContext string // what the user is looking at; cut to Config.MaxPageContextBytes, treated as untrusted

@@ -117,3 +117,35 @@ func TestStaffReadsAreAuditedOnEveryReadPath(t *testing.T) {
 		t.Errorf("audited reads %v, want %v (the owner's own read is not audited)", reads, want)
 	}
 }
+
+func TestCreateThreadNamesANewThreadAndContinuesIt(t *testing.T) {
+	p := echoModel()
+	h := newHarness(t, p)
+	r, _, err := h.collect(t, alice, assistant.Request{ThreadID: "chat-abc", CreateThread: true, Message: "one"})
+	if err != nil || r.ThreadID != "chat-abc" {
+		t.Fatalf("first message: thread %q, %v", r.ThreadID, err)
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: "chat-abc", CreateThread: true, Message: "two"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if got := userTexts(reqs[len(reqs)-1]); strings.Join(got, ",") != "one,two" {
+		t.Errorf("the second message did not continue the thread: %v", got)
+	}
+	_, _, err = h.collect(t, bob, assistant.Request{ThreadID: "chat-abc", CreateThread: true, Message: "mine?"})
+	if !errors.Is(err, assistant.ErrConflict) {
+		t.Errorf("another user's thread id: %v, want conflict", err)
+	}
+	if n := len(h.messages(t, "chat-abc")); n != 4 {
+		t.Errorf("bob's attempt wrote to alice's thread: %d messages", n)
+	}
+	for _, req := range []assistant.Request{
+		{CreateThread: true, Message: "x"},
+		{ThreadID: strings.Repeat("x", 200), CreateThread: true, Message: "x"},
+		{ThreadID: "chat-abc", CreateThread: true, Regenerate: true},
+	} {
+		if _, _, err := h.collect(t, alice, req); !errors.Is(err, assistant.ErrInvalidRequest) {
+			t.Errorf("%+v: %v", req, err)
+		}
+	}
+}

@@ -40,6 +40,7 @@ type turn struct {
 	hold *quota.Hold // the open quota reservation, until settled or released
 
 	firstTurn bool // the thread had no messages before this turn: a title may follow
+	fresh     bool // the turn creates its thread
 
 	writes replyWrites // orders the reply's writes
 	stop   stopper     // how the turn is told to stop
@@ -117,7 +118,7 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 			cancel()
 		}
 		t.release(context.WithoutCancel(ctx))
-		if req.ThreadID == "" && t.thread.ID != "" {
+		if t.fresh && t.thread.ID != "" {
 			t.discardThread(ctx)
 		}
 		return err
@@ -129,10 +130,13 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 			return fail(err)
 		}
 	}
-	if req.ThreadID == "" {
-		t.thread = store.Thread{OwnerID: t.u.ID, Title: heuristicTitle(t.in.verdict.Redacted)}
+	if t.fresh {
+		t.thread = store.Thread{ID: req.ThreadID, OwnerID: t.u.ID, Title: heuristicTitle(t.in.verdict.Redacted)}
 		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
 			t.thread.ID = ""
+			if errors.Is(err, store.ErrConflict) {
+				return fail(conflict("create thread", "That conversation id is taken.", err))
+			}
 			return fail(wrap(CodeInternal, "create thread", err))
 		}
 	}
