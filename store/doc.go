@@ -44,7 +44,7 @@
 // encoding/json and a range loop replace them. Proposal.Args are the
 // exception again: byte for byte, UTF-8 or not.
 //
-// Keys and names (ids, a message's Replaces, OwnerID, ActorID, a
+// Keys and names (ids, a message's Replaces and Source, OwnerID, ActorID, a
 // Feedback's UserID, a SystemPrompt's CreatedBy, Kind, Tool, statuses,
 // ratings and guard verdicts) are chosen by the host and the Engine, not
 // by a model; a store may refuse one it cannot hold with ErrInvalid

@@ -134,7 +134,8 @@ type Message struct {
 	OutputTokens  int64
 	// Guard is what the input guard decided about a user message; it is
 	// written with the message by AppendTurn and never changes.
-	Guard GuardVerdict
+	Guard  GuardVerdict
+	Source MessageSource // user messages: how it was made; written once by AppendTurn
 	// Replaces is, on a user message, the id of the earlier user message it
 	// replaces (an edit, or a regenerated answer): see AppendTurn. Written
 	// once by AppendTurn.
@@ -145,6 +146,28 @@ type Message struct {
 	SupersededAt *time.Time
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
+}
+
+// MessageSource says how a user message was made, so that a client
+// reloading a thread can show each message as it came to be. It is a key
+// the Engine chooses, never a model.
+type MessageSource string
+
+// Message sources. A store holds these and no others.
+const (
+	SourceTyped       MessageSource = ""             // the user typed it
+	SourceDecision    MessageSource = "decision"     // the server's note of a confirm-card decision
+	SourceForm        MessageSource = "form"         // answers to an ask_user form, rendered as text
+	SourceToolResults MessageSource = "tool_results" // carried client-side tool results (Content may be empty)
+)
+
+// Valid reports whether s is one of the message sources.
+func (s MessageSource) Valid() bool {
+	switch s {
+	case SourceTyped, SourceDecision, SourceForm, SourceToolResults:
+		return true
+	}
+	return false
 }
 
 // GuardVerdict records the input guard's decision on a user message, as
@@ -170,6 +193,12 @@ type Messages interface {
 	// ErrInvalid if the roles are not user then assistant or the thread ids
 	// differ, ErrConflict if a message id is taken (or both share one).
 	//
+	// user.Source is written with the user message and never changes. A
+	// Source other than the four MessageSource constants (see Valid) is
+	// ErrInvalid and nothing is written. An assistant message has no
+	// source: its Source is stored empty, and set empty in assistant,
+	// whatever the caller passes.
+	//
 	// A non-zero user.Seq makes the append conditional: it succeeds only if
 	// the thread's last message has Seq user.Seq-1 (LastSeq == user.Seq-1),
 	// else ErrConflict and nothing is written. Callers use it to answer the
@@ -187,8 +216,9 @@ type Messages interface {
 	// ErrConflict if it is already superseded (another edit won).
 	AppendTurn(ctx context.Context, user, assistant *Message) error
 	// UpdateMessage replaces the mutable fields of m (Status, Blocks,
-	// ModelMessages, token counts, UpdatedAt) by m.ID. ErrNotFound if the
-	// message does not exist.
+	// ModelMessages, token counts, UpdatedAt) by m.ID; the others, Source,
+	// Replaces and SupersededAt included, are left as stored. ErrNotFound
+	// if the message does not exist.
 	UpdateMessage(ctx context.Context, m *Message) error
 	// GetMessage returns one message or ErrNotFound.
 	GetMessage(ctx context.Context, id string) (Message, error)

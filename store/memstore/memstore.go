@@ -262,6 +262,8 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 	case assistant.ThreadID != "" && assistant.ThreadID != user.ThreadID:
 		return fmt.Errorf("memstore: append turn: messages name threads %q and %q: %w",
 			user.ThreadID, assistant.ThreadID, store.ErrInvalid)
+	case !user.Source.Valid():
+		return fmt.Errorf("memstore: append turn: unknown source %q: %w", user.Source, store.ErrInvalid)
 	case user.ID != "" && user.ID == assistant.ID:
 		return fmt.Errorf("memstore: append turn: both messages have id %q: %w", user.ID, store.ErrConflict)
 	}
@@ -296,6 +298,7 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 	if replaced > 0 {
 		supersede(th, replaced, n)
 	}
+	assistant.Source = "" // only a user message has a source
 	for _, m := range []*store.Message{user, assistant} {
 		if m.ID == "" {
 			m.ID = uuid.NewString()
