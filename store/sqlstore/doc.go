@@ -85,7 +85,9 @@
 // and is quick. Version 6 adds columns with constant defaults to
 // parley_threads (the summary) and parley_messages (replaces,
 // superseded_at), which rewrites neither, and parley_system_prompts,
-// empty: it is quick too.
+// empty: it is quick too. Version 7 adds parley_messages.source (how a
+// user message was made) with a constant default, as quickly; messages
+// written before it read as typed.
 //
 // A database already migrated by a newer Parley is not touched: Migrate
 // returns an error wrapping ErrSchemaTooNew. Methods used on a database that

@@ -173,6 +173,91 @@ func TestMigrateFromVersion3KeepsText(t *testing.T) {
 	}
 }
 
+// Messages written at schema version 6, before messages had a source,
+// read back after Migrate as typed (Source empty) with their Replaces and
+// SupersededAt kept, and the upgraded database stores a source.
+func TestMigrateFromVersion6ReadsMessagesAsTyped(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		open func(testing.TB) *sql.DB
+	}{
+		{"SQLiteFile", sqltest.SQLiteFile},
+		{"Postgres", sqltest.Postgres},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := New(c.open(t), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := t.Context()
+			ms, err := migrations(s.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			when := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+			// The columns of version 6, named: messageColumns has the latest.
+			const insertMessage = `INSERT INTO parley_messages (id, thread_id, seq, role, status, content, blocks,
+				model_messages, input_tokens, output_tokens, guard_action, guard_severity, guard_categories,
+				guard_exclude, replaces, superseded_at, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, 0, 0, '', '', NULL, ?, ?, ?, ?, ?)`
+			inserts := []struct {
+				q string
+				a *args
+			}{
+				{`INSERT INTO parley_threads (id, owner_id, title, created_at, updated_at, last_seq) VALUES (?, ?, ?, ?, ?, 3)`,
+					s.args(5).add("th", "u", "old").time(when).time(when)},
+				{insertMessage, s.args(11).add("m1", "th", 1, "user", "complete", "first", false, "").
+					time(when).time(when).time(when)},
+				{insertMessage, s.args(11).add("m2", "th", 2, "assistant", "complete", "", false, "").
+					time(when).time(when).time(when)},
+				{insertMessage, s.args(11).add("m3", "th", 3, "user", "complete", "edited", false, "m1").
+					timePtr(nil).time(when).time(when)},
+			}
+			if err := s.write(ctx, func(q querier) error {
+				if err := sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms[:6], ErrSchemaTooNew); err != nil {
+					return err
+				}
+				for _, in := range inserts {
+					if _, err := q.ExecContext(ctx, s.rebind(in.q), in.a.a...); err != nil {
+						return fmt.Errorf("%s: %w", in.q, err)
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatalf("writing at version 6: %v", err)
+			}
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatalf("Migrate from version 6: %v", err)
+			}
+
+			got, err := s.ListMessages(ctx, "th")
+			if err != nil || len(got) != 3 {
+				t.Fatalf("ListMessages = %d messages, %v; want 3", len(got), err)
+			}
+			for i, m := range got {
+				if m.Source != store.SourceTyped {
+					t.Errorf("message %d Source = %q, want typed (empty)", m.Seq, m.Source)
+				}
+				if wantGone := i < 2; (m.SupersededAt != nil) != wantGone {
+					t.Errorf("message %d SupersededAt = %v, want set %v", m.Seq, m.SupersededAt, wantGone)
+				}
+			}
+			if got[2].Replaces != "m1" {
+				t.Errorf("Replaces = %q, want m1", got[2].Replaces)
+			}
+
+			u := store.Message{ThreadID: "th", Role: store.RoleUser, Status: store.StatusComplete, Source: store.SourceForm}
+			a := store.Message{Role: store.RoleAssistant, Status: store.StatusStreaming}
+			if err := s.AppendTurn(ctx, &u, &a); err != nil {
+				t.Fatalf("AppendTurn after the upgrade: %v", err)
+			}
+			if m, err := s.GetMessage(ctx, u.ID); err != nil || m.Source != store.SourceForm {
+				t.Errorf("GetMessage = Source %q, %v; want %q", m.Source, err, store.SourceForm)
+			}
+		})
+	}
+}
+
 // sameJSON reports whether got and want hold the same JSON value.
 func sameJSON(t *testing.T, got []byte, want string) bool {
 	t.Helper()
