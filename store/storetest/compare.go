@@ -182,6 +182,7 @@ func diffMessage(got, want store.Message) string {
 	if strings.Join(got.Guard.Categories, ",") != strings.Join(want.Guard.Categories, ",") {
 		d = append(d, fmt.Sprintf("Guard.Categories = %q, want %q", got.Guard.Categories, want.Guard.Categories))
 	}
+	field("Source", got.Source, want.Source)
 	field("Replaces", got.Replaces, want.Replaces)
 	d = appendTimePtrDiff(d, "SupersededAt", got.SupersededAt, want.SupersededAt)
 	d = appendTimeDiff(d, "CreatedAt", got.CreatedAt, want.CreatedAt)

@@ -49,6 +49,14 @@
 //     ErrNotFound, an assistant's ErrInvalid, a superseded one ErrConflict,
 //     and none writes anything; a non-zero user.Seq still makes the edit
 //     conditional; UpdateMessage leaves SupersededAt and Replaces alone.
+//   - Sources: each of the four MessageSource values (carried tool results
+//     with no Content) is written on the user message by AppendTurn, left
+//     in the caller's value and read back by GetMessage and ListMessages;
+//     an assistant message's Source is stored, and left in the caller's
+//     value, empty whatever it was given, a known source or not; a user
+//     Source other than the four is ErrInvalid, conditional or not, and
+//     writes nothing (no message, no bump, no Seq taken); UpdateMessage
+//     never changes a Source, whatever m holds.
 //   - Isolation: values cross the boundary by copy, in both directions,
 //     a superseded message's SupersededAt included.
 //   - Strings: SQL metacharacters, unicode and a 10 KB title round-trip.

@@ -106,6 +106,14 @@ var mutants = []mutant{
 		"Edits/ReplacingClearsTheSummaryOnlyWhenItCoversTheMessage"},
 	{"ReplaceOfSupersededAppendsAnyway", func(s *memstore.Store) store.Store { return replaceSuperseded{s} },
 		"Concurrency/ConcurrentReplacementsOfOneMessageHaveExactlyOneWinner"},
+	{"SourceDroppedOnWrite", func(s *memstore.Store) store.Store { return dropSource{s} },
+		"Sources/AppendTurnRoundTripsEverySource"},
+	{"SourceKeptOnTheAssistant", func(s *memstore.Store) store.Store { return &sourceOverlay{Store: s, assistant: true} },
+		"Sources/AppendTurnStoresTheAssistantsSourceEmpty"},
+	{"SourceUnknownStoredAsTyped", func(s *memstore.Store) store.Store { return anySource{s} },
+		"Sources/AppendTurnWithUnknownSourceIsInvalidAndWritesNothing"},
+	{"SourceWrittenByUpdateMessage", func(s *memstore.Store) store.Store { return &sourceOverlay{Store: s, update: true} },
+		"Sources/UpdateMessageKeepsTheSource"},
 	{"ActivateWithoutDeactivating", func(s *memstore.Store) store.Store { return newActiveSet(s, activateAdds) },
 		"SystemPrompts/ActivateSwitchesTheOneActivePrompt"},
 	{"ActivateByCheckThenAct", func(s *memstore.Store) store.Store { return newActiveSet(s, activateCheckThenAct) },
@@ -712,6 +720,98 @@ func (s replaceSuperseded) AppendTurn(ctx context.Context, u, a *store.Message) 
 		u.Replaces = replaces
 	}
 	return err
+}
+
+// dropSource writes every user message as typed but leaves the caller's
+// Source as given, as a store does that forgot the column in its INSERT.
+type dropSource struct{ *memstore.Store }
+
+func (s dropSource) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	if u == nil || !u.Source.Valid() {
+		return s.Store.AppendTurn(ctx, u, a)
+	}
+	src := u.Source
+	u.Source = store.SourceTyped
+	err := s.Store.AppendTurn(ctx, u, a)
+	u.Source = src
+	return err
+}
+
+// anySource takes a source it does not know as typed instead of refusing it.
+type anySource struct{ *memstore.Store }
+
+func (s anySource) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	if u != nil && !u.Source.Valid() {
+		u.Source = store.SourceTyped
+	}
+	return s.Store.AppendTurn(ctx, u, a)
+}
+
+// sourceOverlay keeps sources the memory store would not, over the ones it
+// stored: with assistant, the Source the caller gave an assistant message,
+// as a store does that writes both messages alike; with update, the Source
+// of every UpdateMessage, as a store does whose UPDATE sets every column.
+type sourceOverlay struct {
+	*memstore.Store
+	assistant, update bool
+	mu                sync.Mutex
+	sources           map[string]store.MessageSource // by message id
+}
+
+func (s *sourceOverlay) set(id string, src store.MessageSource) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sources == nil {
+		s.sources = map[string]store.MessageSource{}
+	}
+	s.sources[id] = src
+}
+
+func (s *sourceOverlay) apply(m store.Message) store.Message {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if src, ok := s.sources[m.ID]; ok {
+		m.Source = src
+	}
+	return m
+}
+
+func (s *sourceOverlay) AppendTurn(ctx context.Context, u, a *store.Message) error {
+	var src store.MessageSource
+	if a != nil {
+		src = a.Source
+	}
+	if err := s.Store.AppendTurn(ctx, u, a); err != nil {
+		return err
+	}
+	if s.assistant {
+		a.Source = src
+		s.set(a.ID, src)
+	}
+	return nil
+}
+
+func (s *sourceOverlay) UpdateMessage(ctx context.Context, m *store.Message) error {
+	if err := s.Store.UpdateMessage(ctx, m); err != nil {
+		return err
+	}
+	if s.update {
+		s.set(m.ID, m.Source)
+	}
+	return nil
+}
+
+func (s *sourceOverlay) GetMessage(ctx context.Context, id string) (store.Message, error) {
+	m, err := s.Store.GetMessage(ctx, id)
+	return s.apply(m), err
+}
+
+func (s *sourceOverlay) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
+	ms, err := s.Store.ListMessages(ctx, threadID)
+	for i := range ms {
+		ms[i] = s.apply(ms[i])
+	}
+	return ms, err
 }
 
 // activeSet keeps which prompts are active itself, beside the memory

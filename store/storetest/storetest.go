@@ -24,6 +24,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Messages", messageCases},
 		{"Summaries", summaryCases},
 		{"Edits", editCases},
+		{"Sources", sourceCases},
 		{"Isolation", isolationCases},
 		{"Strings", stringCases},
 		{"Context", contextCases},
