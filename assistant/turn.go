@@ -169,6 +169,14 @@ func (t *turn) write(ctx context.Context, prior []store.Message) error {
 	if t.cont.replaces != nil {
 		t.user.Replaces = t.cont.replaces.ID
 	}
+	switch {
+	case t.cont.decision != nil:
+		t.user.Source = store.SourceDecision
+	case req.Form != nil:
+		t.user.Source = store.SourceForm
+	case len(req.ToolResults) > 0 && req.Message == "":
+		t.user.Source = store.SourceToolResults
+	}
 	if len(req.ToolResults) > 0 || req.Form != nil {
 		// Answer the last turn at most once: the append fails if anything
 		// was added to the thread since it was read, here or elsewhere.
