@@ -81,6 +81,8 @@ type Handler struct {
 	cfg  Config
 	mux  *http.ServeMux
 	root http.Handler // mux, behind the cross-origin protection unless disabled
+
+	uiLive uiLiveStreams // AI SDK streams running here, for a resume
 }
 
 // New returns a Handler serving eng. It panics on a programming error
@@ -106,6 +108,8 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		h            http.HandlerFunc
 	}{
 		{"POST", "/api/chat/stream", h.jsonBody(h.authed(h.stream))},
+		{"POST", "/api/chat/ui", h.jsonBody(h.authed(h.uiStream))},
+		{"GET", "/api/chat/ui/{id}/stream", h.authed(h.uiResume)},
 		{"GET", "/api/chat/threads", h.authed(h.listThreads)},
 		{"POST", "/api/chat/threads", h.jsonBody(h.authed(h.newThread))},
 		{"GET", "/api/chat/threads/{id}", h.authed(h.getThread)},
@@ -410,6 +414,7 @@ type messageJSON struct {
 	Blocks       []blocks.Block `json:"blocks"`
 	InputTokens  int64          `json:"input_tokens,omitempty"`
 	OutputTokens int64          `json:"output_tokens,omitempty"`
+	Source       string         `json:"source,omitempty"`        // a user message not typed: decision, form or tool_results
 	Replaces     string         `json:"replaces,omitempty"`      // the user message this one replaced
 	SupersededAt *time.Time     `json:"superseded_at,omitempty"` // set when an edit replaced it (?superseded=1)
 	CreatedAt    time.Time      `json:"created_at"`
@@ -422,7 +427,7 @@ func toMessageJSON(m store.Message) messageJSON {
 	}
 	return messageJSON{ID: m.ID, Seq: m.Seq, Role: m.Role, Status: m.Status, Content: m.Content,
 		Blocks: bs, InputTokens: m.InputTokens, OutputTokens: m.OutputTokens,
-		Replaces: m.Replaces, SupersededAt: m.SupersededAt, CreatedAt: m.CreatedAt}
+		Source: string(m.Source), Replaces: m.Replaces, SupersededAt: m.SupersededAt, CreatedAt: m.CreatedAt}
 }
 
 func (h *Handler) listThreads(w http.ResponseWriter, r *http.Request, u parley.User) {

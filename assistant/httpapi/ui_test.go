@@ -1,0 +1,310 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/quota/memquota"
+)
+
+// uiChunk is one decoded UI message chunk.
+type uiChunk map[string]any
+
+func (c uiChunk) str(k string) string { s, _ := c[k].(string); return s }
+
+// readUI reads a UI message stream to its end.
+func readUI(t *testing.T, resp *http.Response) []uiChunk {
+	t.Helper()
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+	if got := resp.Header.Get("X-Vercel-Ai-Ui-Message-Stream"); got != "v1" || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("headers %v", resp.Header)
+	}
+	var out []uiChunk
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<22)
+	done := false
+	for sc.Scan() {
+		data, ok := strings.CutPrefix(sc.Text(), "data: ")
+		if !ok {
+			continue
+		}
+		if data == "[DONE]" {
+			done = true
+			continue
+		}
+		var c uiChunk
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			t.Fatalf("chunk %q: %v", data, err)
+		}
+		out = append(out, c)
+	}
+	if !done {
+		t.Fatal("the stream has no [DONE]")
+	}
+	return out
+}
+
+func ofType(cs []uiChunk, typ string) []uiChunk {
+	var out []uiChunk
+	for _, c := range cs {
+		if c.str("type") == typ {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func uiText(cs []uiChunk) string {
+	var b strings.Builder
+	for _, c := range ofType(cs, "text-delta") {
+		b.WriteString(c.str("delta"))
+	}
+	return b.String()
+}
+
+// userMsg is a useChat user message.
+func userMsg(id, text string) map[string]any {
+	return map[string]any{"id": id, "role": "user", "parts": []any{map[string]any{"type": "text", "text": text}}}
+}
+
+func uiBody(t *testing.T, chat, trigger, messageID string, msgs ...map[string]any) string {
+	t.Helper()
+	b := map[string]any{"id": chat, "messages": msgs, "trigger": trigger}
+	if messageID != "" {
+		b["messageId"] = messageID
+	}
+	raw, err := json.Marshal(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(raw)
+}
+
+func TestUIPlainAnswerStartsAThreadUnderTheChatID(t *testing.T) {
+	model := fake.New(fake.Turn{fake.Text("Hello **there**."), fake.Usage(12, 3)})
+	h := newHarness(t, model)
+	cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "chat-1", "submit-message", "", userMsg("u1", "hi"))))
+	start := cs[0]
+	if start.str("type") != "start" || start.str("messageId") == "" {
+		t.Fatalf("first chunk %v", start)
+	}
+	if md, _ := start["messageMetadata"].(map[string]any); md["threadId"] != "chat-1" {
+		t.Errorf("start metadata %v", start["messageMetadata"])
+	}
+	if uiText(cs) != "Hello **there**." {
+		t.Errorf("text %q", uiText(cs))
+	}
+	fin := ofType(cs, "finish")
+	if len(fin) != 1 || fin[0].str("finishReason") != "stop" {
+		t.Errorf("finish %v", fin)
+	}
+	th := h.getThread("alice", "chat-1")
+	if len(th.Messages) != 2 || th.Messages[1].ID != start.str("messageId") {
+		t.Errorf("stored %+v; the stream's message id %q", th.Messages, start.str("messageId"))
+	}
+	// The same chat id continues the thread; the client's history is not read.
+	model.Append(fake.Turn{fake.Text("Again.")})
+	readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "chat-1", "submit-message", "",
+		userMsg("x", "a forged earlier message"), userMsg("u2", "more"))))
+	reqs := model.Requests()
+	var users []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == providers.User {
+			users = append(users, m.Content)
+		}
+	}
+	if strings.Join(users, "|") != "hi|more" {
+		t.Errorf("the model saw %q: the client's copy of the history was used", users)
+	}
+	// Another user cannot take the chat id.
+	resp := h.do("POST", "/api/chat/ui", "bob", uiBody(t, "chat-1", "submit-message", "", userMsg("u1", "mine")))
+	if resp.StatusCode != http.StatusConflict {
+		t.Errorf("bob on alice's chat id: %d", resp.StatusCode)
+	}
+	resp.Body.Close()
+}
+
+func TestUIApprovalAppliedDeniedAndRepeated(t *testing.T) {
+	for _, apply := range []bool{true, false} {
+		t.Run(fmt.Sprint("apply=", apply), func(t *testing.T) {
+			model := fake.New(fake.Turn{fake.Text("I will add it."), fake.CallTool("call-1", "add_item", `{}`)})
+			h := newHarness(t, model)
+			cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "chat-a", "submit-message", "", userMsg("u1", "add an item"))))
+			msgID := cs[0].str("messageId")
+			req := ofType(cs, "tool-approval-request")
+			if len(req) != 1 || req[0].str("toolCallId") != "call-1" || len(ofType(cs, "tool-input-available")) != 1 {
+				t.Fatalf("no approval request tied to the call: %v", cs)
+			}
+			if fin := ofType(cs, "finish"); fin[0].str("finishReason") != "tool-calls" {
+				t.Errorf("finish %v", fin)
+			}
+			token := req[0].str("approvalId")
+			assistantMsg := map[string]any{"id": msgID, "role": "assistant", "parts": []any{
+				map[string]any{"type": "step-start"},
+				map[string]any{"type": "text", "text": "I will add it.", "state": "done"},
+				map[string]any{"type": "tool-add_item", "toolCallId": "call-1", "state": "approval-responded", "input": map[string]any{},
+					"approval": map[string]any{"id": token, "approved": apply}},
+			}}
+			model.Append(fake.Turn{fake.Text("Done as you said.")})
+			body := uiBody(t, "chat-a", "submit-message", msgID, userMsg("u1", "add an item"), assistantMsg)
+			cs = readUI(t, h.do("POST", "/api/chat/ui", "alice", body))
+			if cs[0].str("messageId") != msgID {
+				t.Errorf("the continuation's message id %q, want the client's %q", cs[0].str("messageId"), msgID)
+			}
+			want := "tool-output-denied"
+			if apply {
+				want = "tool-output-available"
+			}
+			if out := ofType(cs, want); len(out) != 1 || out[0].str("toolCallId") != "call-1" {
+				t.Errorf("no %s for the call: %v", want, cs)
+			}
+			if uiText(cs) != "Done as you said." {
+				t.Errorf("text %q", uiText(cs))
+			}
+			// The same POST again changes nothing and is no error.
+			calls := model.Calls()
+			cs = readUI(t, h.do("POST", "/api/chat/ui", "alice", body))
+			if len(ofType(cs, "error")) != 0 || len(ofType(cs, "finish")) != 1 || model.Calls() != calls {
+				t.Errorf("a repeated continuation: %v (model calls %d -> %d)", cs, calls, model.Calls())
+			}
+			if n := len(h.getThread("alice", "chat-a").Messages); n != 4 {
+				t.Errorf("%d stored messages after a repeated decision, want 4", n)
+			}
+		})
+	}
+}
+
+func TestUIRefusalsAndErrors(t *testing.T) {
+	t.Run("quota before the stream is a status with the message as text", func(t *testing.T) {
+		l, err := memquota.New(quota.Policy{Defaults: quota.Limits{Daily: quota.Limit(1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := newHarness(t, fake.New(fake.Turn{fake.Text("x"), fake.Usage(100, 100)}), withEngine(func(c *assistant.Config) { c.Ledger = l }))
+		readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "c", "submit-message", "", userMsg("u1", "hi"))))
+		resp := h.do("POST", "/api/chat/ui", "alice", uiBody(t, "c", "submit-message", "", userMsg("u2", "again")))
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusTooManyRequests || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") || len(body) == 0 || strings.Contains(string(body), "{") {
+			t.Errorf("%d %q %q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	})
+	t.Run("a model failure mid-stream is an error chunk without provider text", func(t *testing.T) {
+		h := newHarness(t, fake.New(fake.Turn{fake.Text("Partial "), fake.Fail(errors.New("upstream 500: secret-host.internal"))}))
+		cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "c", "submit-message", "", userMsg("u1", "hi"))))
+		e := ofType(cs, "error")
+		if len(e) != 1 || strings.Contains(e[0].str("errorText"), "secret-host") || cs[len(cs)-1].str("type") != "error" {
+			t.Errorf("chunks %v", cs)
+		}
+	})
+	t.Run("bad bodies are 400s naming the field", func(t *testing.T) {
+		h := newHarness(t, fake.New())
+		for body, want := range map[string]string{
+			`{"messages":[],"trigger":"submit-message"}`:                  "id is required",
+			`{"id":"c","messages":[],"trigger":"submit-message"}`:         "messages is empty",
+			`{"id":"c","messages":[{"role":"user"}],"trigger":"resend"}`:  "trigger must be",
+			`{"id":"c","messages":{"a":1},"trigger":"submit-message"}`:    "messages must be an array",
+			`{"id":"c\u0000","messages":[{}],"trigger":"submit-message"}`: "NUL",
+		} {
+			wantInvalid(t, h.do("POST", "/api/chat/ui", "alice", body), want)
+		}
+	})
+}
+
+func TestUIRegenerateAndEdit(t *testing.T) {
+	model := fake.New()
+	model.SetDefault(fake.Turn{fake.Func(func(_ context.Context, req *providers.Request) fake.Turn {
+		return fake.Turn{fake.Text("re: " + req.Messages[len(req.Messages)-1].Content)}
+	})})
+	h := newHarness(t, model)
+	readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "c", "submit-message", "", userMsg("u1", "one"))))
+	cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "c", "regenerate-message", "", userMsg("u1", "one"))))
+	if uiText(cs) != "re: one" {
+		t.Errorf("regenerated %q", uiText(cs))
+	}
+	stored := h.getThread("alice", "c").Messages
+	if len(stored) != 2 {
+		t.Fatalf("%d current messages after a regeneration", len(stored))
+	}
+	cs = readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "c", "submit-message", stored[0].ID, userMsg(stored[0].ID, "ONE"))))
+	if uiText(cs) != "re: ONE" {
+		t.Errorf("edited %q", uiText(cs))
+	}
+}
+
+func TestUIResume(t *testing.T) {
+	release := make(chan struct{})
+	model := fake.New(fake.Turn{fake.Text("first "), fake.Func(func(ctx context.Context, _ *providers.Request) fake.Turn {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return fake.Turn{fake.Text("second")}
+	})})
+	h := newHarness(t, model)
+	if resp := h.do("GET", "/api/chat/ui/nothing/stream", "alice", ""); resp.StatusCode != http.StatusNoContent {
+		t.Errorf("resume with nothing streaming: %d", resp.StatusCode)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	resp := h.request(ctx, "POST", "/api/chat/ui", "alice", uiBody(t, "live", "submit-message", "", userMsg("u1", "hi")))
+	// Read the first text, then drop the connection: the turn goes on.
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(line, "first") {
+			break
+		}
+	}
+	cancel()
+	resp.Body.Close()
+	if r := h.do("GET", "/api/chat/ui/live/stream", "bob", ""); r.StatusCode != http.StatusNoContent {
+		t.Errorf("another user resumed alice's stream: %d", r.StatusCode)
+	}
+	got := make(chan []uiChunk)
+	go func() { got <- readUI(t, h.do("GET", "/api/chat/ui/live/stream", "alice", "")) }()
+	time.Sleep(50 * time.Millisecond)
+	close(release)
+	cs := <-got
+	if cs[0].str("type") != "start" || uiText(cs) != "first second" || len(ofType(cs, "finish")) != 1 {
+		t.Errorf("resume did not replay the whole answer from its start: %v", cs)
+	}
+	if r := h.do("GET", "/api/chat/ui/live/stream", "alice", ""); r.StatusCode != http.StatusNoContent {
+		t.Errorf("resume after the end: %d", r.StatusCode)
+	}
+}
+
+func TestUILongHistoryIsReadOneMessageAtATime(t *testing.T) {
+	h := newHarness(t, fake.New(fake.Turn{fake.Text("ok")}))
+	var msgs []map[string]any
+	for i := range 3000 {
+		msgs = append(msgs, userMsg(fmt.Sprint("m", i), strings.Repeat("history ", 40)))
+	}
+	msgs = append(msgs, userMsg("last", "the new one"))
+	body := uiBody(t, "long", "submit-message", "", msgs...)
+	if len(body) < 512<<10 {
+		t.Fatalf("body of %d bytes is not past the JSON routes' limit", len(body))
+	}
+	readUI(t, h.do("POST", "/api/chat/ui", "alice", body))
+	if th := h.getThread("alice", "long"); th.Messages[0].Content != "the new one" {
+		t.Errorf("stored %q", th.Messages[0].Content)
+	}
+}
