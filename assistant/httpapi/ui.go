@@ -191,6 +191,16 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	opts := uistream.Options{}
 	if continues {
 		opts.MessageID = body.Last.ID // the client's message goes on
+		for _, req := range reqs {
+			// The client has the outputs it gave: the server's summary of
+			// them must not replace them.
+			for _, tr := range req.ToolResults {
+				opts.Answered = append(opts.Answered, tr.ID)
+			}
+			if req.Form != nil {
+				opts.Answered = append(opts.Answered, req.Form.ID)
+			}
+		}
 	}
 	h.serveUI(w, r, u, body.ID, opts, reqs)
 }

@@ -29,6 +29,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/blocks"
@@ -48,8 +49,14 @@ type Options struct {
 	// MessageID is the id of the assistant message the stream writes, as
 	// the client knows it. "" uses the message id of the first meta block.
 	// A continuation (an approval, client tool output) must pass the id of
-	// the message it continues, or the client shows a second message.
+	// the message it continues, or the client shows a second message. Its
+	// stream opens no step of its own: the outputs of the calls it answers
+	// belong to the step that made them, and what follows opens the next.
 	MessageID string
+	// Answered are the calls whose outputs the client itself supplied
+	// (client-side tools, forms): their results are not sent back, which
+	// would replace the client's output with the server's summary.
+	Answered []string
 }
 
 // Encoder writes blocks as UI message stream chunks. It is not safe for
@@ -63,6 +70,7 @@ type Encoder struct {
 	texts    int    // text parts so far, for ids
 	lastNL   bool   // the open text part ends with a newline
 	stepDone bool   // a tool result closed the step: the next output opens one
+	steps    int    // steps this stream opened
 	finish   string // the finish reason of the last meta block
 	meta     map[string]any
 	in, out  int64               // tokens of the turns so far
@@ -133,6 +141,10 @@ func (e *Encoder) Block(b blocks.Block) error {
 		}
 		return e.write(chunk{"type": "tool-input-available", "toolCallId": b.ID, "toolName": b.Name, "input": jsonValue(b.Data)})
 	case blocks.ToolResult:
+		if slices.Contains(e.opts.Answered, b.ID) {
+			e.stepDone = true
+			return nil
+		}
 		if err := e.closeText(); err != nil {
 			return err
 		}
@@ -195,8 +207,10 @@ func (e *Encoder) Close() error {
 		if len(e.meta) > 0 {
 			c["messageMetadata"] = e.meta
 		}
-		if err := e.write(chunk{"type": "finish-step"}); err != nil {
-			return err
+		if e.steps > 0 {
+			if err := e.write(chunk{"type": "finish-step"}); err != nil {
+				return err
+			}
 		}
 		if err := e.write(c); err != nil {
 			return err
@@ -251,18 +265,12 @@ func (e *Encoder) metaBlock(m *blocks.MetaInfo) error {
 		}
 	}
 	if e.started {
-		// A second turn in one response (several decisions): a new step
-		// of the same message, with its ids.
+		// A second turn in one response (several decisions): the same
+		// message goes on, with its ids; its output opens the next step.
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		if err := e.write(chunk{"type": "finish-step"}); err != nil {
-			return err
-		}
-		if err := e.write(chunk{"type": "start-step"}); err != nil {
-			return err
-		}
-		e.stepDone = false
+		e.stepDone = true
 		return e.write(chunk{"type": "message-metadata", "messageMetadata": md})
 	}
 	id := e.opts.MessageID
@@ -286,6 +294,11 @@ func (e *Encoder) start(md map[string]any, id ...string) error {
 	if err := e.write(c); err != nil {
 		return err
 	}
+	if e.opts.MessageID != "" {
+		e.stepDone = true // a continuation: the next output opens a step
+		return nil
+	}
+	e.steps++
 	return e.write(chunk{"type": "start-step"})
 }
 
@@ -303,9 +316,12 @@ func (e *Encoder) step() error {
 	if err := e.closeText(); err != nil {
 		return err
 	}
-	if err := e.write(chunk{"type": "finish-step"}); err != nil {
-		return err
+	if e.steps > 0 {
+		if err := e.write(chunk{"type": "finish-step"}); err != nil {
+			return err
+		}
 	}
+	e.steps++
 	return e.write(chunk{"type": "start-step"})
 }
 

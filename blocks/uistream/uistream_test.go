@@ -76,6 +76,12 @@ var scenarios = []struct {
 		{Kind: blocks.Component, Tag: "chart", Data: json.RawMessage(`{"points":[1,2]}`)},
 		end("client_tool", 90, 12),
 	}},
+	{"client-answered", uistream.Options{MessageID: "client-msg-9", Answered: []string{"c1"}}, []blocks.Block{
+		meta("th1", "m4", "m3", ""),
+		{Kind: blocks.ToolResult, ID: "c1", Name: "browser_time", OK: true, Content: "Result from the user's application."},
+		{Kind: blocks.Markdown, Content: "It is 10:00 in your browser."},
+		end("stop", 80, 9),
+	}},
 	{"error", uistream.Options{}, []blocks.Block{
 		meta("th1", "m2", "m1", ""),
 		{Kind: blocks.Markdown, Content: "Partial"},
