@@ -21,6 +21,14 @@
 //	                                "entities" name host objects the message is about; each
 //	                                reaches the model only if the Authorizer allows
 //	                                ReadEntity (at most assistant.MaxEntities)
+//	POST   /api/chat/ui             the AI SDK's useChat body {"id", "messages", "trigger",
+//	                                "messageId"?, and "page"?, "page_context"?, "entities"?}
+//	                                -> its UI message stream (text/event-stream, v1): the chat
+//	                                id names the thread; only the last message is read (see
+//	                                ui.go); refusals before the stream are a status with the
+//	                                safe message as text/plain
+//	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance, replayed
+//	                                from its start, or 204
 //	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
 //	POST   /api/chat/threads        no body or {} -> {"thread"}: an empty thread to start a
 //	                                chat in; the user's empty untitled draft if there is one,
