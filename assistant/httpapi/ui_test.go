@@ -308,3 +308,35 @@ func TestUILongHistoryIsReadOneMessageAtATime(t *testing.T) {
 		t.Errorf("stored %q", th.Messages[0].Content)
 	}
 }
+
+func TestUIFormIsAToolPartAnsweredWithItsOutput(t *testing.T) {
+	model := fake.New(fake.Turn{fake.CallTool("f1", assistant.AskUserName, `{"title":"Trip","questions":[{"id":"city","label":"Which city?","type":"text","required":true}]}`)})
+	h := newHarness(t, model)
+	cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "trip", "submit-message", "", userMsg("u1", "plan a trip"))))
+	in := ofType(cs, "tool-input-available")
+	if len(in) != 1 || in[0].str("toolName") != assistant.AskUserName || in[0]["input"].(map[string]any)["title"] != "Trip" {
+		t.Fatalf("the form is not a tool part with the form as input: %v", cs)
+	}
+	if fin := ofType(cs, "finish"); fin[0].str("finishReason") != "tool-calls" {
+		t.Errorf("finish %v", fin)
+	}
+	msgID := cs[0].str("messageId")
+	model.Append(fake.Turn{fake.Func(func(_ context.Context, req *providers.Request) fake.Turn {
+		return fake.Turn{fake.Text("Noted: " + req.Messages[len(req.Messages)-1].Content)}
+	})})
+	answer := map[string]any{"id": msgID, "role": "assistant", "parts": []any{
+		map[string]any{"type": "tool-ask_user", "toolCallId": "f1", "state": "output-available", "input": map[string]any{},
+			"output": map[string]any{"values": map[string]any{"city": "Oslo"}}},
+	}}
+	cs = readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "trip", "submit-message", msgID, userMsg("u1", "plan a trip"), answer)))
+	if !strings.Contains(uiText(cs), "Oslo") || cs[0].str("messageId") != msgID {
+		t.Errorf("the form answer did not reach the model in the same message: %v", cs)
+	}
+	if len(ofType(cs, "tool-output-available")) != 0 {
+		t.Errorf("the client's own answer was sent back: %v", cs)
+	}
+	th := h.getThread("alice", "trip")
+	if last := th.Messages[len(th.Messages)-2]; last.Role != "user" || !strings.Contains(last.Content, "Oslo") {
+		t.Errorf("stored answer %+v", last)
+	}
+}
