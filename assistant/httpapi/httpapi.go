@@ -110,6 +110,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		{"POST", "/api/chat/stream", h.jsonBody(h.authed(h.stream))},
 		{"POST", "/api/chat/ui", h.jsonBody(h.authed(h.uiStream))},
 		{"GET", "/api/chat/ui/{id}/stream", h.authed(h.uiResume)},
+		{"GET", "/api/chat/ui/{id}", h.authed(h.uiMessages)},
 		{"GET", "/api/chat/threads", h.authed(h.listThreads)},
 		{"POST", "/api/chat/threads", h.jsonBody(h.authed(h.newThread))},
 		{"GET", "/api/chat/threads/{id}", h.authed(h.getThread)},

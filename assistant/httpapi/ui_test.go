@@ -340,3 +340,27 @@ func TestUIFormIsAToolPartAnsweredWithItsOutput(t *testing.T) {
 		t.Errorf("stored answer %+v", last)
 	}
 }
+
+func TestUIMessagesRestoreAThreadForUseChat(t *testing.T) {
+	model := fake.New(fake.Turn{fake.Text("I will add it.\n"), fake.CallTool("call-1", "add_item", `{}`)})
+	h := newHarness(t, model)
+	readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "restore", "submit-message", "", userMsg("u1", "add an item"))))
+	var got struct {
+		Messages []struct {
+			Role  string           `json:"role"`
+			Parts []map[string]any `json:"parts"`
+		} `json:"messages"`
+	}
+	decodeJSON(t, h.do("GET", "/api/chat/ui/restore", "alice", ""), &got)
+	if len(got.Messages) != 2 || got.Messages[0].Role != "user" || got.Messages[1].Role != "assistant" {
+		t.Fatalf("%+v", got)
+	}
+	parts := got.Messages[1].Parts
+	if len(parts) != 2 || parts[0]["text"] != "I will add it.\n" || parts[1]["type"] != "tool-add_item" ||
+		parts[1]["state"] != "approval-requested" || parts[1]["approval"].(map[string]any)["id"] == "" {
+		t.Errorf("a pending card does not restore as approval-requested: %v", parts)
+	}
+	if resp := h.do("GET", "/api/chat/ui/restore", "bob", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another user read the thread: %d", resp.StatusCode)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,29 +24,68 @@ import (
 
 // sdkResult is what aisdk/check.mjs prints.
 type sdkResult struct {
-	ChatID        string    `json:"chatId"`
-	Status        string    `json:"status"`
-	Error         string    `json:"error"`
-	FinishReasons []*string `json:"finishReasons"`
+	Stored        []sdkMessage `json:"stored"`
+	ChatID        string       `json:"chatId"`
+	Status        string       `json:"status"`
+	Error         string       `json:"error"`
+	FinishReasons []*string    `json:"finishReasons"`
 	Requests      []struct {
 		Method string         `json:"method"`
 		Body   map[string]any `json:"body"`
 	} `json:"requests"`
-	Messages []struct {
-		ID    string `json:"id"`
-		Role  string `json:"role"`
-		Parts []struct {
-			Type       string         `json:"type"`
-			Text       string         `json:"text"`
-			State      string         `json:"state"`
-			ToolCallID string         `json:"toolCallId"`
-			Output     map[string]any `json:"output"`
-			Approval   *struct {
-				ID       string `json:"id"`
-				Approved *bool  `json:"approved"`
-			} `json:"approval"`
-		} `json:"parts"`
-	} `json:"messages"`
+	Messages []sdkMessage `json:"messages"`
+}
+
+type sdkMessage struct {
+	ID    string `json:"id"`
+	Role  string `json:"role"`
+	Parts []struct {
+		Type       string         `json:"type"`
+		Text       string         `json:"text"`
+		State      string         `json:"state"`
+		ToolCallID string         `json:"toolCallId"`
+		Output     map[string]any `json:"output"`
+		Approval   *struct {
+			ID       string `json:"id"`
+			Approved *bool  `json:"approved"`
+		} `json:"approval"`
+	} `json:"parts"`
+}
+
+// shape is what a page draws of messages: roles, and per part its type,
+// state, text and approval, step markers left out.
+func shape(ms []sdkMessage) string {
+	var b strings.Builder
+	for _, m := range ms {
+		b.WriteString(m.Role + ":")
+		for _, p := range m.Parts {
+			if p.Type == "step-start" {
+				continue
+			}
+			b.WriteString(" [" + p.Type + " " + p.State + " " + strings.TrimSpace(p.Text))
+			if p.Approval != nil && p.Approval.Approved != nil {
+				b.WriteString(fmt.Sprint(" approved=", *p.Approval.Approved))
+			}
+			b.WriteString("]")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// sameAfterReload checks that the stored thread, as GET /api/chat/ui/{id}
+// gives it, draws what streamed.
+func (r sdkResult) sameAfterReload(t *testing.T) {
+	t.Helper()
+	live, stored := shape(r.Messages), shape(r.Stored)
+	if live != stored {
+		t.Errorf("after a reload the chat differs from what streamed:\nlive:\n%s\nstored:\n%s", live, stored)
+	}
+	for i := range min(len(r.Messages), len(r.Stored)) {
+		if r.Messages[i].Role == "assistant" && r.Messages[i].ID != r.Stored[i].ID {
+			t.Errorf("answer %d: id %q live, %q stored", i, r.Messages[i].ID, r.Stored[i].ID)
+		}
+	}
 }
 
 func (r sdkResult) reasons() string {
@@ -140,6 +180,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 		if r.Status != "ready" || r.reasons() != "stop" || len(r.Messages) != 2 || r.text() == "" {
 			t.Fatalf("%+v", r)
 		}
+		r.sameAfterReload(t)
 		msgs, err := app.store.ListMessages(ctx, r.ChatID)
 		if err != nil || len(msgs) != 2 || msgs[1].ID != r.Messages[1].ID {
 			t.Errorf("the chat id does not name a stored thread with the client's message ids: %v %+v", err, msgs)
@@ -150,6 +191,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 		if r.Status != "ready" || r.toolState("list_notes") != "output-available" || r.text() == "" {
 			t.Fatalf("%+v", r)
 		}
+		r.sameAfterReload(t)
 	})
 	for _, sc := range []struct{ name, state string }{{"approve", "output-available"}, {"deny", "output-denied"}} {
 		t.Run("approval "+sc.name, func(t *testing.T) {
@@ -160,6 +202,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 			if got := r.toolState("add_note"); got != sc.state {
 				t.Errorf("add_note part %q, want %q", got, sc.state)
 			}
+			r.sameAfterReload(t)
 			if len(r.Requests) != 2 || r.Requests[1].Body["messageId"] != r.Messages[1].ID {
 				t.Errorf("the decision was not sent as a continuation of the answer: %+v", r.Requests)
 			}
@@ -180,6 +223,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 		if r.Status != "ready" || r.reasons() != "tool-calls,stop" || r.toolState("browser_time") != "output-available" || !strings.Contains(r.text(), "10:00") {
 			t.Fatalf("status %s, finish %s, text %q: %+v", r.Status, r.reasons(), r.text(), r)
 		}
+		r.sameAfterReload(t)
 		for _, p := range r.Messages[1].Parts {
 			if p.Type == "tool-browser_time" && p.Output["time_zone"] != "Europe/Berlin" {
 				t.Errorf("the client's own output was replaced: %v", p.Output)
@@ -192,6 +236,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 		if r.Status != "ready" || len(r.Messages) != 2 || last["trigger"] != "regenerate-message" || r.text() == "" {
 			t.Fatalf("%+v", r)
 		}
+		r.sameAfterReload(t)
 		msgs, _ := app.store.ListMessages(ctx, r.ChatID)
 		if len(msgs) != 4 || msgs[0].SupersededAt == nil || msgs[2].Replaces != msgs[0].ID {
 			t.Errorf("stored after a regeneration: %+v", msgs)

@@ -6,8 +6,9 @@
 //	node check.mjs <base URL> <scenario> [user]
 //
 // Scenarios: plain, tool, approve, deny, client, regenerate, error. It
-// prints {status, error, finishReasons, requests, messages} as JSON: the
-// Go test asserts on it.
+// prints {status, error, finishReasons, requests, messages, stored} as
+// JSON, stored being GET /api/chat/ui/{id} afterwards (what a reload
+// shows): the Go test asserts on it.
 import { Chat } from '@ai-sdk/react';
 import {
   DefaultChatTransport,
@@ -105,6 +106,10 @@ if (scenario === 'regenerate') {
 }
 clearTimeout(deadline);
 
+// What a page gets back after a reload: the stored thread as UI messages.
+const stored = scenario === 'error' ? undefined : await (await fetch(
+  base + '/api/chat/ui/' + encodeURIComponent(chat.id), { headers: { 'X-Demo-User': user } })).json();
+
 console.log(JSON.stringify({
   chatId: chat.id,
   status: chat.status,
@@ -112,4 +117,5 @@ console.log(JSON.stringify({
   finishReasons,
   requests,
   messages: chat.messages,
+  stored: stored?.messages,
 }));
