@@ -393,6 +393,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 // change at every compaction.
 type threadJSON struct {
 	ID                string     `json:"id"`
+	OwnerID           string     `json:"owner_id"` // whose thread it is: a staff reader sees another user's
 	Title             string     `json:"title"`
 	CreatedAt         time.Time  `json:"created_at"`
 	UpdatedAt         time.Time  `json:"updated_at"`
@@ -401,7 +402,7 @@ type threadJSON struct {
 }
 
 func toThreadJSON(t store.Thread) threadJSON {
-	return threadJSON{ID: t.ID, Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, ArchivedAt: t.ArchivedAt,
+	return threadJSON{ID: t.ID, OwnerID: t.OwnerID, Title: t.Title, CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, ArchivedAt: t.ArchivedAt,
 		SummarizedThrough: t.SummaryThrough}
 }
 
