@@ -276,6 +276,24 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string, opts Thre
 	return t, msgs, nil
 }
 
+// OwnThread is Thread for the thread's owner only: another user's thread
+// is CodeNotFound, staff included, and nothing is audited. It is the read
+// a continuation makes before it writes (what the thread waits on).
+func (e *Engine) OwnThread(ctx context.Context, u parley.User, id string, opts ThreadOptions) (store.Thread, []store.Message, error) {
+	t, err := e.thread(ctx, u, id, WriteThread)
+	if err != nil {
+		return store.Thread{}, nil, err
+	}
+	msgs, err := e.cfg.Store.ListMessages(ctx, id)
+	if err != nil {
+		return store.Thread{}, nil, e.storeErr("list messages", err)
+	}
+	if !opts.Superseded {
+		msgs = slices.DeleteFunc(msgs, func(m store.Message) bool { return m.SupersededAt != nil })
+	}
+	return t, msgs, nil
+}
+
 // auditRead records u reading another user's thread t: every read path
 // that shows another user's conversation goes through it. what names a
 // read other than the transcript itself ("proposals").

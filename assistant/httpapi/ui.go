@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -46,6 +48,7 @@ type uiRequest struct {
 	MessageID string
 	Last      uiMessage // the last of messages; the others are not kept
 	Count     int       // how many messages there were
+	Users     int       // how many of them were the user's
 
 	Page        string
 	PageContext string
@@ -76,25 +79,65 @@ type uiPart struct {
 // is kept, one message in memory at a time.
 const uiBodyFactor = 16
 
-// decodeUI reads a useChat body. On failure it has answered the request.
+// decodeUI reads a useChat body. On failure it has answered the request,
+// as every refusal of this route, with a status and the message as text.
 func (h *Handler) decodeUI(w http.ResponseWriter, r *http.Request) (uiRequest, bool) {
 	var req uiRequest
 	limit := h.cfg.MaxBodyBytes * uiBodyFactor
+	tooLarge := func() {
+		uiRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", limit))
+	}
 	if r.ContentLength > limit {
-		h.tooLarge(w, r)
+		tooLarge()
 		return req, false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, limit)
 	err := decodeUIBody(json.NewDecoder(r.Body), &req)
-	if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-		h.tooLarge(w, r)
+	if _, over := errors.AsType[*http.MaxBytesError](err); over {
+		tooLarge()
 		return req, false
 	}
 	if err != nil {
-		h.invalid(w, r, err.Error())
+		uiRefuse(w, http.StatusBadRequest, "The request is not valid: "+err.Error()+".")
 		return req, false
 	}
 	return req, true
+}
+
+// uiRefuse answers a refusal of the useChat route: useChat shows a failed
+// response's text as its error.
+func uiRefuse(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, msg)
+}
+
+// uiFail answers err as a refusal of the useChat route.
+func (h *Handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
+	code := assistant.Code(err)
+	if code == assistant.CodeInternal {
+		h.cfg.Logger.Error("httpapi: request failed", "path", r.URL.Path, "err", err)
+	}
+	msg := assistant.SafeMessage(code)
+	if e, ok := errors.AsType[*assistant.Error](err); ok {
+		msg = e.UserMessage()
+	}
+	uiRefuse(w, StatusOf(code), msg)
+}
+
+// uiDecodeErr words a decoding error, naming the key it was in.
+func uiDecodeErr(key string, err error) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF) && key != "":
+		return errors.New("the body ends early")
+	case key != "":
+		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field == "" {
+			got, _, _ := strings.Cut(te.Value, " ")
+			return errors.New(clip(key, maxEchoBytes) + " must be " + article(jsonKind(te.Type)) + ", not " + article(got))
+		}
+	}
+	return errors.New(describeJSONError(err))
 }
 
 // decodeUIBody reads the body key by key, the messages one at a time.
@@ -107,7 +150,7 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return errors.New(describeJSONError(err))
+			return uiDecodeErr("body", err)
 		}
 		key, _ := tok.(string)
 		var dst any
@@ -134,11 +177,11 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 			dst = &skip
 		}
 		if err := dec.Decode(dst); err != nil {
-			return errors.New(describeJSONError(err))
+			return uiDecodeErr(key, err)
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return errors.New(describeJSONError(err))
+		return uiDecodeErr("body", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return errTrailingData
@@ -155,12 +198,17 @@ func decodeMessages(dec *json.Decoder, req *uiRequest) error {
 	for dec.More() {
 		var m uiMessage
 		if err := dec.Decode(&m); err != nil {
-			return errors.New("messages: " + describeJSONError(err))
+			return errors.New("messages: " + uiDecodeErr("message", err).Error())
 		}
 		req.Last, req.Count = m, req.Count+1
+		if m.Role == "user" {
+			req.Users++
+		}
 	}
-	_, err := dec.Token()
-	return err
+	if _, err := dec.Token(); err != nil {
+		return uiDecodeErr("messages", err)
+	}
+	return nil
 }
 
 // uiStream serves POST /api/chat/ui.
@@ -169,77 +217,105 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	if !ok {
 		return
 	}
+	bad := func(what string) { uiRefuse(w, http.StatusBadRequest, "The request is not valid: "+what+".") }
 	switch {
 	case body.ID == "":
-		h.invalid(w, r, "id is required: the chat id")
+		bad("id is required: the chat id")
 		return
 	case body.Count == 0:
-		h.invalid(w, r, "messages is empty")
+		bad("messages is empty")
 		return
 	case body.Trigger != "submit-message" && body.Trigger != "regenerate-message":
-		h.invalid(w, r, `trigger must be "submit-message" or "regenerate-message"`)
+		bad(`trigger must be "submit-message" or "regenerate-message"`)
 		return
 	case strings.ContainsRune(body.ID+body.MessageID+body.Page+body.PageContext, 0):
-		h.invalid(w, r, "the request contains a NUL character")
+		bad("the request contains a NUL character")
 		return
 	}
-	reqs, continues, err := h.uiPlan(r, u, body)
+	plan, err := h.uiPlan(r, u, body)
 	if err != nil {
-		h.fail(w, r, err)
+		h.uiFail(w, r, err)
 		return
 	}
-	opts := uistream.Options{}
-	if continues {
-		opts.MessageID = body.Last.ID // the client's message goes on
-		for _, req := range reqs {
-			// The client has the outputs it gave: the server's summary of
-			// them must not replace them.
-			for _, tr := range req.ToolResults {
-				opts.Answered = append(opts.Answered, tr.ID)
-			}
-			if req.Form != nil {
-				opts.Answered = append(opts.Answered, req.Form.ID)
-			}
-		}
-	}
-	h.serveUI(w, r, u, body.ID, opts, reqs)
+	h.serveUI(w, r, u, body.ID, plan)
 }
 
-// uiPlan turns the body into the Engine requests it stands for, in order;
-// continues reports whether they continue the client's last message.
-func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) ([]assistant.Request, bool, error) {
+// uiPlanned is what a useChat request comes to.
+type uiPlanned struct {
+	reqs      []assistant.Request // the Engine requests, in order
+	continues bool                // they continue the client's last message
+	opts      uistream.Options
+	// settled are the outcomes of approval parts carried out or refused
+	// already (another tab, a repeated POST, an expired card), sent first
+	// so the client's parts leave approval-responded; with no reqs, note
+	// ends the stream, so the client's automatic resend stops.
+	settled []blocks.Block
+	note    string
+}
+
+// uiPlan turns the body into the Engine requests it stands for.
+func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlanned, error) {
+	ctx := r.Context()
 	base := assistant.Request{ThreadID: body.ID, Page: body.Page, PageContext: body.PageContext, Entities: body.Entities}
 	last := body.Last
+	var plan uiPlanned
+	one := func(req assistant.Request) (uiPlanned, error) {
+		plan.reqs = []assistant.Request{req}
+		return plan, nil
+	}
 	switch {
-	case body.Trigger == "regenerate-message":
+	case body.Trigger == "regenerate-message" && body.MessageID == "":
 		base.Regenerate = true
-		return []assistant.Request{base}, false, nil
-	case last.Role == "user":
-		base.Message = uiText(last)
-		if body.MessageID != "" {
-			base.Replaces = body.MessageID // an edit of that stored message
-		} else {
-			base.CreateThread = true
+		return one(base)
+	case body.Trigger == "regenerate-message":
+		// An earlier answer: the user message before it is asked again.
+		_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
+		if err != nil {
+			return plan, err
 		}
-		return []assistant.Request{base}, false, nil
+		q, ok := questionOf(msgs, body.MessageID)
+		if !ok {
+			return plan, uiNotFound("That answer does not exist.")
+		}
+		base.Replaces, base.Message = q.ID, q.Content
+		return one(base)
+	case last.Role == "user" && body.MessageID == "":
+		base.Message, base.CreateThread = uiText(last), true
+		return one(base)
+	case last.Role == "user":
+		// An edit: the client names its own id for the message, which is
+		// the stored id when it loaded the thread, else only its position.
+		_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
+		if err != nil {
+			return plan, err
+		}
+		id, ok := editedID(msgs, body.MessageID, body.Users)
+		if !ok {
+			return plan, uiNotFound("That message does not exist.")
+		}
+		base.Replaces, base.Message = id, uiText(last)
+		return one(base)
 	case last.Role != "assistant":
-		return nil, false, invalidUI("the last message must be the user's or the assistant's")
+		return plan, invalidUI("the last message must be the user's or the assistant's")
 	}
-	// A continuation: what the client answered in its last message.
-	_, msgs, err := h.eng.Thread(r.Context(), u, body.ID, assistant.ThreadOptions{})
+	// A continuation: what the client answered in its last message. Only
+	// the thread's owner may continue it; nothing is read for anyone else.
+	_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
 	if err != nil {
-		return nil, false, err
+		return plan, err
 	}
-	ps, err := h.eng.Proposals(r.Context(), u, body.ID)
+	ps, err := h.eng.Proposals(ctx, u, body.ID)
 	if err != nil {
-		return nil, false, err
+		return plan, err
 	}
-	pending := map[string]bool{}
+	cards := map[string]store.Proposal{}
 	for _, p := range ps {
-		pending[p.Token] = p.Status == store.ProposalPending
+		cards[p.Token] = p
 	}
+	plan.continues = true
+	plan.opts.MessageID = last.ID
 	wait := assistant.WaitingOn(msgs)
-	var reqs []assistant.Request
+	var decisions []assistant.Request
 	var results []assistant.ToolResult
 	for _, p := range last.Parts {
 		if !strings.HasPrefix(p.Type, "tool-") && p.Type != "dynamic-tool" {
@@ -247,15 +323,19 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) ([]assi
 		}
 		switch {
 		case p.State == "approval-responded" && p.Approval != nil && p.Approval.Approved != nil:
-			if pending[p.Approval.ID] { // decided already: a repeated POST
+			card, known := cards[p.Approval.ID]
+			if known && card.Status == store.ProposalPending {
 				d := base
 				d.Decision = &assistant.Decision{Token: p.Approval.ID, Apply: *p.Approval.Approved}
-				reqs = append(reqs, d)
+				decisions = append(decisions, d)
+				continue
 			}
+			plan.settled = append(plan.settled, settledCard(p.ToolCallID, card, known))
 		case p.ToolCallID != "" && p.ToolCallID == wait.Form && p.State == "output-available":
 			f := base
 			f.Form = &assistant.FormAnswer{ID: p.ToolCallID, Values: formValues(p.Output)}
-			reqs = append(reqs, f)
+			plan.reqs = append(plan.reqs, f)
+			plan.opts.Answered = append(plan.opts.Answered, p.ToolCallID)
 		case slicesContains(wait.ToolCalls, p.ToolCallID) && (p.State == "output-available" || p.State == "output-error"):
 			out := p.Output
 			if p.State == "output-error" {
@@ -265,14 +345,99 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) ([]assi
 				out = json.RawMessage("null")
 			}
 			results = append(results, assistant.ToolResult{ID: p.ToolCallID, Output: out})
+			plan.opts.Answered = append(plan.opts.Answered, p.ToolCallID)
 		}
 	}
 	if len(results) > 0 {
+		// Results and forms first: a decision's turn would leave the calls
+		// they answer no longer the thread's last.
 		tr := base
 		tr.ToolResults = results
-		reqs = append(reqs, tr)
+		plan.reqs = append(plan.reqs, tr)
 	}
-	return reqs, true, nil
+	plan.reqs = append(plan.reqs, decisions...)
+	if len(plan.reqs) == 0 {
+		plan.note = latestAnswer(msgs)
+	}
+	return plan, nil
+}
+
+// settledCard is the outcome of a card that was no longer pending, as the
+// tool result the client's approval-responded part needs.
+func settledCard(callID string, p store.Proposal, known bool) blocks.Block {
+	b := blocks.Block{Kind: blocks.ToolResult, ID: callID, Name: p.Tool}
+	switch {
+	case !known:
+		b.Content = "That approval does not exist."
+	case p.Status == store.ProposalApplied:
+		b.OK, b.Content = true, p.Summary
+	case p.Status == store.ProposalDeclined:
+		b.ErrorCode, b.Content = "DECLINED", "Declined: "+p.Summary
+	default:
+		b.Content = "This approval expired; nothing was done."
+	}
+	return b
+}
+
+// latestAnswer is the text of the thread's last answer: what a repeated
+// continuation shows, since the first one already brought it.
+func latestAnswer(msgs []store.Message) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role != store.RoleAssistant {
+			continue
+		}
+		var b strings.Builder
+		for _, bl := range msgs[i].Blocks {
+			if bl.Kind == blocks.Markdown {
+				b.WriteString(bl.Content)
+			}
+		}
+		if t := strings.TrimSpace(b.String()); t != "" {
+			return t
+		}
+	}
+	return "There is nothing left to answer here."
+}
+
+// questionOf is the typed user message an answer answered.
+func questionOf(msgs []store.Message, answerID string) (store.Message, bool) {
+	var q store.Message
+	found := false
+	for _, m := range msgs {
+		switch {
+		case m.Role == store.RoleUser && m.Source == store.SourceTyped:
+			q, found = m, true
+		case m.Role == store.RoleAssistant && m.ID == answerID:
+			return q, found
+		}
+	}
+	return store.Message{}, false
+}
+
+// editedID is the stored id of the user message an edit replaces: the id
+// the client sent if the thread has it, else the k-th message the user
+// typed (the client's user messages are those, in order).
+func editedID(msgs []store.Message, id string, k int) (string, bool) {
+	n := 0
+	var at string
+	for _, m := range msgs {
+		if m.Role != store.RoleUser {
+			continue
+		}
+		if m.ID == id {
+			return id, true
+		}
+		if m.Source == store.SourceTyped {
+			if n++; n == k {
+				at = m.ID
+			}
+		}
+	}
+	return at, at != ""
+}
+
+func uiNotFound(msg string) error {
+	return &assistant.Error{Code: assistant.CodeNotFound, Op: "ui request", Err: errors.New(msg), Message: msg}
 }
 
 func slicesContains(ids []string, id string) bool {
@@ -313,36 +478,54 @@ func formValues(out json.RawMessage) map[string]json.RawMessage {
 	return values
 }
 
-// serveUI runs the requests in order and writes their blocks as one UI
-// message stream. A refusal before anything streamed is an HTTP status
-// with the safe message as plain text (useChat shows a failed response's
-// text as its error); later failures are error chunks. The stream is also
-// kept for a resume until it ends, and is read to its end even if the
+// serveUI runs the plan's requests in order and writes their blocks as
+// one UI message stream. A refusal before anything streamed is an HTTP
+// status with the safe message as plain text (useChat shows a failed
+// response's text as its error); later failures are error chunks. A new
+// message's stream is also kept for a resume until it ends (a
+// continuation's is not: its replay would lack the parts it continues),
+// and every request is carried out, and read to its end, even if the
 // client leaves.
-func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User, chatID string, opts uistream.Options, reqs []assistant.Request) {
-	live := h.uiLive.start(chatID, u.ID)
-	defer h.uiLive.end(chatID, live)
-	out := &uiWriter{w: w, rc: http.NewResponseController(w), live: live}
-	enc := uistream.NewEncoder(out, opts)
+func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User, chatID string, plan uiPlanned) {
+	out := &uiWriter{w: w, rc: http.NewResponseController(w)}
+	enc := uistream.NewEncoder(out, plan.opts)
 	started := false
 	begin := func() {
 		started = true
+		if !plan.continues {
+			out.live = h.uiLive.start(u.ID, chatID)
+		}
 		for k, v := range uistream.Headers {
 			w.Header().Set(k, v)
 		}
 		w.WriteHeader(http.StatusOK)
 	}
+	defer func() {
+		if out.live != nil {
+			h.uiLive.end(u.ID, chatID, out.live)
+		}
+	}()
+	if len(plan.settled) > 0 || len(plan.reqs) == 0 {
+		begin()
+		for _, b := range plan.settled {
+			_ = enc.Block(b)
+		}
+	}
+	if len(plan.reqs) == 0 {
+		_ = enc.Block(blocks.Block{Kind: blocks.Markdown, Content: plan.note})
+		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: "stop"}})
+	}
 	ctx := r.Context()
-	for i, req := range reqs {
+	for i, req := range plan.reqs {
+		if i > 0 {
+			// The first request began; the others are the user's too, and
+			// are carried out whether or not the client stays.
+			ctx = context.WithoutCancel(ctx)
+		}
 		for b := range h.eng.Stream(ctx, u, req) {
 			if !started {
-				if b.Kind == blocks.Error && i == 0 {
-					code := assistant.ErrorCode(b.ErrorCode)
-					w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-					w.Header().Set("X-Content-Type-Options", "nosniff")
-					w.WriteHeader(StatusOf(code))
-					_, _ = io.WriteString(w, b.Content)
-					live.abandon()
+				if b.Kind == blocks.Error {
+					uiRefuse(w, StatusOf(assistant.ErrorCode(b.ErrorCode)), b.Content)
 					return
 				}
 				begin()
@@ -353,9 +536,6 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 				return
 			}
 		}
-	}
-	if !started {
-		begin() // nothing left to do: an empty continuation
 	}
 	_ = enc.Close()
 }
@@ -370,7 +550,9 @@ type uiWriter struct {
 }
 
 func (u *uiWriter) Write(p []byte) (int, error) {
-	u.live.append(p)
+	if u.live != nil {
+		u.live.append(p)
+	}
 	if !u.gone {
 		if _, err := u.w.Write(p); err != nil {
 			u.gone = true
@@ -385,48 +567,47 @@ func (u *uiWriter) Write(p []byte) (int, error) {
 // stream is not resumable (the GET answers 204).
 const maxReplayBytes = 4 << 20
 
-// uiLiveStreams are the UI streams running on this instance, by chat id.
+// uiLiveStreams are the UI streams running on this instance, by owner and
+// chat id: another user's request on the same id never touches them.
 type uiLiveStreams struct {
 	mu sync.Mutex
 	m  map[string]*uiLiveStream
 }
 
 type uiLiveStream struct {
-	owner string
-	mu    sync.Mutex
-	buf   []byte
-	done  bool
-	over  bool          // past maxReplayBytes: not resumable
-	wake  chan struct{} // closed and replaced on every change
+	mu   sync.Mutex
+	buf  []byte
+	done bool
+	over bool          // past maxReplayBytes: not resumable
+	wake chan struct{} // closed and replaced on every change
 }
 
-func (l *uiLiveStreams) start(id, owner string) *uiLiveStream {
-	s := &uiLiveStream{owner: owner, wake: make(chan struct{})}
+func liveKey(owner, chat string) string { return owner + "\x00" + chat }
+
+func (l *uiLiveStreams) start(owner, chat string) *uiLiveStream {
+	s := &uiLiveStream{wake: make(chan struct{})}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.m == nil {
 		l.m = map[string]*uiLiveStream{}
 	}
-	l.m[id] = s
+	l.m[liveKey(owner, chat)] = s
 	return s
 }
 
-func (l *uiLiveStreams) end(id string, s *uiLiveStream) {
+func (l *uiLiveStreams) end(owner, chat string, s *uiLiveStream) {
 	s.finish()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.m[id] == s {
-		delete(l.m, id)
+	if k := liveKey(owner, chat); l.m[k] == s {
+		delete(l.m, k)
 	}
 }
 
-func (l *uiLiveStreams) get(id, owner string) *uiLiveStream {
+func (l *uiLiveStreams) get(owner, chat string) *uiLiveStream {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if s := l.m[id]; s != nil && s.owner == owner {
-		return s
-	}
-	return nil
+	return l.m[liveKey(owner, chat)]
 }
 
 func (s *uiLiveStream) append(p []byte) {
@@ -452,14 +633,6 @@ func (s *uiLiveStream) finish() {
 	}
 }
 
-// abandon marks a stream that never started: there is nothing to resume.
-func (s *uiLiveStream) abandon() {
-	s.mu.Lock()
-	s.over = true
-	s.mu.Unlock()
-	s.finish()
-}
-
 // from returns what was written from offset on, whether the stream has
 // ended, whether it can be replayed, and a channel closed on the next
 // change.
@@ -479,7 +652,7 @@ func (h *Handler) uiResume(w http.ResponseWriter, r *http.Request, u parley.User
 	if !ok {
 		return
 	}
-	s := h.uiLive.get(id, u.ID)
+	s := h.uiLive.get(u.ID, id)
 	if s == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -513,6 +686,8 @@ func (h *Handler) uiResume(w http.ResponseWriter, r *http.Request, u parley.User
 		}
 		p, done, replayable, wake = s.from(off)
 		if !replayable {
+			// Past maxReplayBytes: say so rather than end as if complete.
+			_, _ = io.WriteString(w, `data: {"type":"error","errorText":"This answer is too long to resume here. Reload the conversation to see it."}`+"\n\ndata: [DONE]\n\n")
 			return
 		}
 	}

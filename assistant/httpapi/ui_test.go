@@ -222,7 +222,7 @@ func TestUIRefusalsAndErrors(t *testing.T) {
 			`{"id":"c","messages":{"a":1},"trigger":"submit-message"}`:    "messages must be an array",
 			`{"id":"c\u0000","messages":[{}],"trigger":"submit-message"}`: "NUL",
 		} {
-			wantInvalid(t, h.do("POST", "/api/chat/ui", "alice", body), want)
+			wantUIRefusal(t, h.do("POST", "/api/chat/ui", "alice", body), http.StatusBadRequest, want)
 		}
 	})
 }
@@ -363,4 +363,16 @@ func TestUIMessagesRestoreAThreadForUseChat(t *testing.T) {
 	if resp := h.do("GET", "/api/chat/ui/restore", "bob", ""); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("another user read the thread: %d", resp.StatusCode)
 	}
+}
+
+// wantUIRefusal checks a refusal of the useChat route: the status, and the
+// message as plain text (useChat shows it as its error).
+func wantUIRefusal(t *testing.T, resp *http.Response, status int, want string) string {
+	t.Helper()
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != status || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") || !strings.Contains(string(body), want) {
+		t.Errorf("status %d, type %q, body %q; want %d with text naming %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, status, want)
+	}
+	return string(body)
 }
