@@ -144,6 +144,10 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				t.out.capped = true
 				return text.String(), nil, nil
 			}
+			// Shown and stored apart from the answer, never replayed to
+			// the model: prose waiting in the parser goes first.
+			t.out.parser.FlushProse(emit)
+			emit(blocks.Block{Kind: blocks.Reasoning, Content: ev.Text})
 		case providers.ToolCallEvent:
 			if t.stopped() {
 				continue

@@ -6,7 +6,8 @@ import (
 )
 
 // Absorb adds a streamed block to the stored transcript list and returns
-// the updated list: consecutive Markdown blocks merge into one, Load blocks
+// the updated list: consecutive Markdown blocks merge into one, as do
+// consecutive Reasoning blocks, Load blocks
 // (placeholders) and Meta blocks (kept on the message, not in its blocks)
 // are dropped, and every other block is appended as is.
 //
@@ -16,8 +17,8 @@ func Absorb(list []Block, b Block) []Block {
 	switch b.Kind {
 	case Load, Meta:
 		return list
-	case Markdown:
-		if n := len(list); n > 0 && list[n-1].Kind == Markdown {
+	case Markdown, Reasoning:
+		if n := len(list); n > 0 && list[n-1].Kind == b.Kind {
 			list[n-1].Content += b.Content
 			return list
 		}
@@ -30,8 +31,9 @@ func Absorb(list []Block, b Block) []Block {
 // every chunk: a long answer arrives in thousands of them. The zero List is
 // empty and ready to use.
 type List struct {
-	blocks []Block
-	run    strings.Builder // Markdown not yet in blocks
+	blocks  []Block
+	run     strings.Builder // Markdown or Reasoning not yet in blocks
+	runKind Kind            // which of the two run holds
 }
 
 // Add absorbs b.
@@ -39,7 +41,11 @@ func (l *List) Add(b Block) {
 	switch b.Kind {
 	case Load, Meta:
 		return
-	case Markdown:
+	case Markdown, Reasoning:
+		if l.runKind != b.Kind {
+			l.flush()
+			l.runKind = b.Kind
+		}
 		l.run.WriteString(b.Content)
 		return
 	}
@@ -52,14 +58,14 @@ func (l *List) Add(b Block) {
 func (l *List) Blocks() []Block {
 	bs := slices.Clone(l.blocks)
 	if l.run.Len() > 0 {
-		bs = Absorb(bs, Block{Kind: Markdown, Content: l.run.String()})
+		bs = Absorb(bs, Block{Kind: l.runKind, Content: l.run.String()})
 	}
 	return bs
 }
 
 func (l *List) flush() {
 	if l.run.Len() > 0 {
-		l.blocks = Absorb(l.blocks, Block{Kind: Markdown, Content: l.run.String()})
+		l.blocks = Absorb(l.blocks, Block{Kind: l.runKind, Content: l.run.String()})
 		l.run.Reset()
 	}
 }

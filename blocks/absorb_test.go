@@ -67,7 +67,7 @@ func TestAbsorbDoesNotAliasCallerBlocks(t *testing.T) {
 func FuzzListMatchesAbsorb(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 0, 2, 0, 3}, "ab")
 	f.Fuzz(func(t *testing.T, kinds []byte, text string) {
-		all := []Kind{Markdown, ToolCall, Meta, Load, Warning}
+		all := []Kind{Markdown, ToolCall, Meta, Load, Warning, Reasoning}
 		var l List
 		var want []Block
 		var snap []Block

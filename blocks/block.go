@@ -9,6 +9,7 @@ type Kind string
 // The block kinds. See the package documentation for the fields each uses.
 const (
 	Markdown   Kind = "markdown"    // prose; Content. Consecutive chunks concatenate.
+	Reasoning  Kind = "reasoning"   // the model's visible reasoning, shown apart from the answer; Content. Consecutive chunks concatenate.
 	Code       Kind = "code"        // fenced code; Content, Tag = language
 	Mermaid    Kind = "mermaid"     // mermaid diagram source; Content
 	Load       Kind = "load"        // placeholder while a fenced block streams; Tag = kind being loaded

@@ -82,6 +82,15 @@ func (c *uiConverter) parts(bs []blocks.Block) []any {
 		switch b.Kind {
 		case blocks.Markdown:
 			write(b.Content)
+		case blocks.Reasoning:
+			flush()
+			if n := len(parts); n > 0 {
+				if p, ok := parts[n-1].(map[string]any); ok && p["type"] == "reasoning" {
+					p["text"] = p["text"].(string) + b.Content
+					continue
+				}
+			}
+			parts = append(parts, map[string]any{"type": "reasoning", "text": b.Content, "state": "done"})
 		case blocks.Code, blocks.Mermaid:
 			lang := b.Tag
 			if b.Kind == blocks.Mermaid {

@@ -8,6 +8,7 @@
 //
 //	meta (first)      start {messageId, messageMetadata}, start-step
 //	markdown          text-start (once per part), text-delta
+//	reasoning         reasoning-start (once per part), reasoning-delta
 //	code, mermaid     text-delta with the fenced block
 //	tool_call         tool-input-available {toolCallId, toolName, input}
 //	tool_result       tool-output-available {output} | tool-output-error | tool-output-denied (DECLINED)
@@ -65,17 +66,19 @@ type Encoder struct {
 	w    io.Writer
 	opts Options
 
-	started  bool   // start was written
-	text     string // the id of the open text part; "" when none
-	texts    int    // text parts so far, for ids
-	lastNL   bool   // the open text part ends with a newline
-	stepDone bool   // a tool result closed the step: the next output opens one
-	steps    int    // steps this stream opened
-	finish   string // the finish reason of the last meta block
-	meta     map[string]any
-	in, out  int64               // tokens of the turns so far
-	calls    map[string][]string // tool name -> call ids waiting for a confirm card, in order
-	ended    bool                // an error chunk or Close was written
+	started   bool   // start was written
+	text      string // the id of the open text part; "" when none
+	reasoning string // the id of the open reasoning part; "" when none
+	parts     int    // reasoning parts so far, for ids
+	texts     int    // text parts so far, for ids
+	lastNL    bool   // the open text part ends with a newline
+	stepDone  bool   // a tool result closed the step: the next output opens one
+	steps     int    // steps this stream opened
+	finish    string // the finish reason of the last meta block
+	meta      map[string]any
+	in, out   int64               // tokens of the turns so far
+	calls     map[string][]string // tool name -> call ids waiting for a confirm card, in order
+	ended     bool                // an error chunk or Close was written
 }
 
 // NewEncoder returns an Encoder writing to w.
@@ -102,7 +105,30 @@ func (e *Encoder) Block(b blocks.Block) error {
 			}
 		}
 	}
+	if b.Kind != blocks.Reasoning && b.Kind != blocks.Load {
+		if err := e.closeReasoning(); err != nil {
+			return err
+		}
+	}
 	switch b.Kind {
+	case blocks.Reasoning:
+		if b.Content == "" {
+			return nil
+		}
+		if err := e.step(); err != nil {
+			return err
+		}
+		if err := e.closeText(); err != nil {
+			return err
+		}
+		if e.reasoning == "" {
+			e.parts++
+			e.reasoning = fmt.Sprintf("reasoning-%d", e.parts)
+			if err := e.write(chunk{"type": "reasoning-start", "id": e.reasoning}); err != nil {
+				return err
+			}
+		}
+		return e.write(chunk{"type": "reasoning-delta", "id": e.reasoning, "delta": b.Content})
 	case blocks.Meta:
 		return e.metaBlock(b.Meta)
 	case blocks.Markdown:
@@ -193,6 +219,9 @@ func (e *Encoder) Close() error {
 	if !e.ended {
 		e.ended = true
 		if err := e.closeText(); err != nil {
+			return err
+		}
+		if err := e.closeReasoning(); err != nil {
 			return err
 		}
 		if !e.started {
@@ -338,6 +367,15 @@ func (e *Encoder) textDelta(s string) error {
 	}
 	e.lastNL = strings.HasSuffix(s, "\n")
 	return e.write(chunk{"type": "text-delta", "id": e.text, "delta": s})
+}
+
+func (e *Encoder) closeReasoning() error {
+	if e.reasoning == "" {
+		return nil
+	}
+	id := e.reasoning
+	e.reasoning = ""
+	return e.write(chunk{"type": "reasoning-end", "id": id})
 }
 
 func (e *Encoder) closeText() error {

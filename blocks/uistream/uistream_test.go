@@ -31,6 +31,8 @@ var scenarios = []struct {
 }{
 	{"answer", uistream.Options{}, []blocks.Block{
 		meta("th1", "m2", "m1", "Notes"),
+		{Kind: blocks.Reasoning, Content: "The user wants "},
+		{Kind: blocks.Reasoning, Content: "their notes."},
 		{Kind: blocks.Markdown, Content: "You have **2 notes**:\n"},
 		{Kind: blocks.Markdown, Content: "- milk"},
 		{Kind: blocks.Load, Tag: "code"},
@@ -175,11 +177,11 @@ func check(t testing.TB, stream string) {
 			t.Fatalf("the stream starts with %q", typ)
 		case typ == "start" && len(types) > 0:
 			t.Fatalf("a second start: %s", data)
-		case typ == "text-start":
+		case typ == "text-start", typ == "reasoning-start":
 			open[c["id"].(string)] = true
-		case typ == "text-delta" && !open[c["id"].(string)]:
-			t.Fatalf("text-delta outside its part: %s", data)
-		case typ == "text-end":
+		case (typ == "text-delta" || typ == "reasoning-delta") && !open[c["id"].(string)]:
+			t.Fatalf("delta outside its part: %s", data)
+		case typ == "text-end", typ == "reasoning-end":
 			if !open[c["id"].(string)] {
 				t.Fatalf("text-end of no open part: %s", data)
 			}
@@ -212,7 +214,7 @@ func FuzzEncoder(f *testing.F) {
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, "text ```x", "id")
 	f.Add([]byte{9, 4, 4, 6, 5, 1, 9}, "", "c1")
 	f.Fuzz(func(t *testing.T, ops []byte, text, id string) {
-		kinds := []blocks.Kind{blocks.Meta, blocks.Markdown, blocks.Code, blocks.Mermaid, blocks.Load, blocks.ToolCall,
+		kinds := []blocks.Kind{blocks.Meta, blocks.Markdown, blocks.Reasoning, blocks.Code, blocks.Mermaid, blocks.Load, blocks.ToolCall,
 			blocks.ToolResult, blocks.Confirm, blocks.Form, blocks.Component, blocks.Warning, blocks.Error}
 		var in []blocks.Block
 		for i, op := range ops {

@@ -242,6 +242,19 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 			t.Errorf("stored after a regeneration: %+v", msgs)
 		}
 	})
+	t.Run("reasoning", func(t *testing.T) {
+		r := runSDK(t, node, dir, srv.URL, "reasoning")
+		var reasoning string
+		for _, p := range r.Messages[1].Parts {
+			if p.Type == "reasoning" {
+				reasoning += p.Text
+			}
+		}
+		if r.Status != "ready" || !strings.Contains(reasoning, "think about pandas") || strings.Contains(r.text(), "The user asks me") {
+			t.Fatalf("reasoning %q, text %q: %+v", reasoning, r.text(), r)
+		}
+		r.sameAfterReload(t)
+	})
 	t.Run("provider error", func(t *testing.T) {
 		var logs logBuffer
 		failing := fake.New()

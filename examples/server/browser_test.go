@@ -396,6 +396,21 @@ func TestBrowser(t *testing.T) {
 		tb.checkProblems(t)
 	})
 
+	t.Run("ReasoningIsCollapsedApartFromTheAnswer", func(t *testing.T) {
+		tb.chat(t, "think about pandas")
+		if n := tb.count(t, "#log details.reasoning"); n != 1 {
+			t.Fatalf("%d reasoning sections, want 1", n)
+		}
+		if eval[bool](t, tb, `document.querySelector("#log details.reasoning").open`) {
+			t.Error("the reasoning is shown open; it should start collapsed")
+		}
+		inside := eval[string](t, tb, `document.querySelector("#log details.reasoning .reasoning-text").textContent`)
+		if !strings.Contains(inside, "think about pandas") || strings.Contains(tb.lastReply(t), "The user asks me") {
+			t.Errorf("reasoning %q; answer %q", inside, tb.lastReply(t))
+		}
+		tb.checkProblems(t)
+	})
+
 	t.Run("ReloadShowsTheSameTranscript", func(t *testing.T) {
 		live := tb.transcript(t)
 		tb.do(t, chromedp.Reload())

@@ -117,6 +117,18 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		// Real models give every call a fresh id; so does the demo, so two
 		// cards waiting in one thread never share one.
 		id := fmt.Sprintf("demo_%d", len(req.Messages))
+		if topic, ok := strings.CutPrefix(strings.ToLower(strings.TrimSpace(last.Content)), "think about "); ok {
+			// Visible reasoning, as reasoning models stream it before the answer.
+			for _, r := range []string{"The user asks me to think about " + topic + ". ", "I only know a few phrases, so I will say so."} {
+				if !yield(providers.Event{Kind: providers.ReasoningDelta, Text: r}, nil) {
+					return
+				}
+			}
+			if emitText("I thought about " + topic + ", but I am only the demo model.") {
+				finish(providers.FinishStop)
+			}
+			return
+		}
 		if reply, ok := recall(last.Content, req); ok {
 			if emitText(reply) {
 				finish(providers.FinishStop)

@@ -5,7 +5,7 @@
 //
 //	node check.mjs <base URL> <scenario> [user]
 //
-// Scenarios: plain, tool, approve, deny, client, regenerate, error. It
+// Scenarios: plain, tool, approve, deny, client, regenerate, reasoning, error. It
 // prints {status, error, finishReasons, requests, messages, stored} as
 // JSON, stored being GET /api/chat/ui/{id} afterwards (what a reload
 // shows): the Go test asserts on it.
@@ -25,9 +25,10 @@ const text = {
   client: 'what time is it in my browser',
   regenerate: 'hello',
   error: 'hello',
+  reasoning: 'think about pandas',
 }[scenario];
 if (!base || !text) {
-  console.error('usage: node check.mjs <base URL> <plain|tool|approve|deny|client|regenerate|error> [user]');
+  console.error('usage: node check.mjs <base URL> <plain|tool|approve|deny|client|regenerate|reasoning|error> [user]');
   process.exit(2);
 }
 

@@ -1,0 +1,47 @@
+package assistant_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers/fake"
+)
+
+// The model's visible reasoning streams and is stored as reasoning blocks,
+// apart from the answer, and is never replayed to the model.
+func TestReasoningIsShownAndStoredButNotReplayed(t *testing.T) {
+	p := fake.New(
+		fake.Turn{fake.Reasoning("The user ", "wants a greeting."), fake.Text("Hello!")},
+		fake.Turn{fake.Text("Again.")},
+	)
+	h := newHarness(t, p)
+	r, streamed, err := h.collect(t, alice, assistant.Request{Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasoning strings.Builder
+	for _, b := range find(streamed, blocks.Reasoning) {
+		reasoning.WriteString(b.Content)
+	}
+	if reasoning.String() != "The user wants a greeting." || r.Text != "Hello!" {
+		t.Fatalf("reasoning %q, answer %q", reasoning.String(), r.Text)
+	}
+	msgs := h.messages(t, r.ThreadID)
+	stored := msgs[1].Blocks
+	if len(stored) != 2 || stored[0].Kind != blocks.Reasoning || stored[0].Content != "The user wants a greeting." || stored[1].Content != "Hello!" {
+		t.Errorf("stored blocks %+v", stored)
+	}
+	if strings.Contains(string(msgs[1].ModelMessages), "greeting") {
+		t.Errorf("reasoning is in the model messages for replay: %s", msgs[1].ModelMessages)
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: r.ThreadID, Message: "again"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := json.Marshal(p.Requests()[1].Messages)
+	if strings.Contains(string(raw), "greeting") {
+		t.Errorf("the reasoning was replayed to the model: %s", raw)
+	}
+}
