@@ -18,6 +18,7 @@
 //
 //	Kind         Fields used                                  Meaning
 //	markdown     Content                                      prose; consecutive blocks concatenate
+//	reasoning    Content                                      the model's visible reasoning, shown apart; consecutive blocks concatenate
 //	code         Content, Tag (language, may be empty)        a fenced code block
 //	mermaid      Content                                      mermaid diagram source
 //	load         Tag ("code" or "mermaid")                    placeholder while a fenced block streams
@@ -106,7 +107,7 @@
 //
 // Apart from where prose is cut into chunks, the blocks do not depend on how
 // the text was split into deltas. Absorb builds the stored transcript from
-// the stream: it merges consecutive Markdown blocks and drops Load and Meta
+// the stream: it merges consecutive Markdown blocks (and Reasoning blocks) and drops Load and Meta
 // blocks, so the stored list does not depend on the split at all.
 //
 // # Concurrency
