@@ -259,16 +259,9 @@ type ThreadOptions struct {
 // A thread u may not read is reported as not found, never as forbidden, so
 // its existence does not leak.
 func (e *Engine) Thread(ctx context.Context, u parley.User, id string, opts ThreadOptions) (store.Thread, []store.Message, error) {
-	t, err := e.thread(ctx, u, id, ReadThread)
+	t, msgs, err := e.threadMessages(ctx, u, id, ReadThread, opts)
 	if err != nil {
 		return store.Thread{}, nil, err
-	}
-	msgs, err := e.cfg.Store.ListMessages(ctx, id)
-	if err != nil {
-		return store.Thread{}, nil, e.storeErr("list messages", err)
-	}
-	if !opts.Superseded {
-		msgs = slices.DeleteFunc(msgs, func(m store.Message) bool { return m.SupersededAt != nil })
 	}
 	if err := e.auditRead(ctx, u, t, ""); err != nil {
 		return store.Thread{}, nil, err
@@ -280,7 +273,12 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string, opts Thre
 // is CodeNotFound, staff included, and nothing is audited. It is the read
 // a continuation makes before it writes (what the thread waits on).
 func (e *Engine) OwnThread(ctx context.Context, u parley.User, id string, opts ThreadOptions) (store.Thread, []store.Message, error) {
-	t, err := e.thread(ctx, u, id, WriteThread)
+	return e.threadMessages(ctx, u, id, WriteThread, opts)
+}
+
+// threadMessages reads a thread u may act on as kind, and its messages.
+func (e *Engine) threadMessages(ctx context.Context, u parley.User, id string, kind ActionKind, opts ThreadOptions) (store.Thread, []store.Message, error) {
+	t, err := e.thread(ctx, u, id, kind)
 	if err != nil {
 		return store.Thread{}, nil, err
 	}

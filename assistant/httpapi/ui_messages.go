@@ -8,6 +8,7 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/blocks/uistream"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -92,18 +93,10 @@ func (c *uiConverter) parts(bs []blocks.Block) []any {
 			}
 			parts = append(parts, map[string]any{"type": "reasoning", "text": b.Content, "state": "done"})
 		case blocks.Code, blocks.Mermaid:
-			lang := b.Tag
-			if b.Kind == blocks.Mermaid {
-				lang = "mermaid"
-			}
-			fence := "```"
-			for strings.Contains(b.Content, fence) {
-				fence += "`"
-			}
 			if text != nil && text.Len() > 0 && !strings.HasSuffix(text.String(), "\n") {
 				write("\n")
 			}
-			write(fence + lang + "\n" + strings.TrimSuffix(b.Content, "\n") + "\n" + fence + "\n")
+			write(uistream.Fenced(b))
 		case blocks.ToolCall:
 			flush()
 			p := map[string]any{"type": "tool-" + b.Name, "toolCallId": b.ID, "state": "input-available", "input": rawOrNull(b.Data)}

@@ -137,24 +137,11 @@ func (e *Encoder) Block(b blocks.Block) error {
 		}
 		return e.textDelta(b.Content)
 	case blocks.Code, blocks.Mermaid:
-		lang := b.Tag
-		if b.Kind == blocks.Mermaid {
-			lang = "mermaid"
-		}
-		fence := "```"
-		for strings.Contains(b.Content, fence) {
-			fence += "`"
-		}
-		var s strings.Builder
+		s := Fenced(b)
 		if e.text != "" && !e.lastNL {
-			s.WriteString("\n")
+			s = "\n" + s
 		}
-		s.WriteString(fence + oneLine(lang) + "\n" + b.Content)
-		if !strings.HasSuffix(b.Content, "\n") {
-			s.WriteString("\n")
-		}
-		s.WriteString(fence + "\n")
-		return e.textDelta(s.String())
+		return e.textDelta(s)
 	case blocks.ToolCall:
 		if err := e.step(); err != nil {
 			return err
@@ -424,6 +411,27 @@ func jsonValue(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return raw
+}
+
+// Fenced writes a code or mermaid block as markdown: a fence longer than
+// any run of backticks in it, the language, the code, a closing fence and
+// a newline. A text part carries code this way.
+func Fenced(b blocks.Block) string {
+	lang := b.Tag
+	if b.Kind == blocks.Mermaid {
+		lang = "mermaid"
+	}
+	fence := "```"
+	for strings.Contains(b.Content, fence) {
+		fence += "`"
+	}
+	var s strings.Builder
+	s.WriteString(fence + oneLine(lang) + "\n" + b.Content)
+	if !strings.HasSuffix(b.Content, "\n") {
+		s.WriteString("\n")
+	}
+	s.WriteString(fence + "\n")
+	return s.String()
 }
 
 // oneLine keeps a fence's language tag on its line.
