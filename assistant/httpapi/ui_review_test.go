@@ -397,11 +397,8 @@ func TestReviewUIResumeSurvivesOtherPOSTsOnTheSameChatID(t *testing.T) {
 			if code := discard(resp); code == http.StatusOK {
 				t.Fatalf("the second POST was not refused")
 			}
-			got := make(chan *http.Response, 1)
-			go func() { got <- h.do("GET", "/api/chat/ui/live/stream", "alice", "") }()
-			time.Sleep(50 * time.Millisecond)
+			r := h.do("GET", "/api/chat/ui/live/stream", "alice", "") // headers come while the turn waits
 			close(open)
-			r := <-got
 			if r.StatusCode != http.StatusOK {
 				discard(r)
 				t.Fatalf("resume of alice's running stream after %s: %d, want 200 and the replay", tc.name, r.StatusCode)
@@ -742,11 +739,9 @@ func TestReviewUIOtherUsersCannotDecideOrResume(t *testing.T) {
 			t.Errorf("%s resuming alice's stream: %d, want 204", u, code)
 		}
 	}
-	got := make(chan []uiChunk, 1)
-	go func() { got <- readUI(t, h.do("GET", path, "alice", "")) }()
-	time.Sleep(50 * time.Millisecond)
+	resumed := h.do("GET", path, "alice", "") // headers come while the turn waits
 	close(open)
-	if cs := <-got; uiText(cs) != "first second" {
+	if cs := readUI(t, resumed); uiText(cs) != "first second" {
 		t.Errorf("alice's resume of %q: %v", id, cs)
 	}
 }
