@@ -101,6 +101,47 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 		t.out.outBytes += n
 		return int64(t.out.outBytes) > limit
 	}
+	// onText and onReasoning take the model's words as the user sees them;
+	// they report whether the output cap ended the call.
+	onText := func(s string) bool {
+		capped := over(len(s))
+		if capped {
+			// Keep the rune-aligned part within the byte cap, then stop
+			// reading: a model that never stops costs no more than that.
+			room := len(s) - (t.out.outBytes - t.conn.maxTurnBytes)
+			s = truncate(s, max(0, min(room, len(s))))
+		}
+		text.WriteString(s)
+		t.out.parser.Write(s, emit)
+		if capped {
+			t.out.capped = true
+			return true
+		}
+		if !t.out.textSeen {
+			// The first words reach the user at once; later prose is
+			// buffered by the parser to reduce jitter.
+			t.out.textSeen = true
+			t.out.parser.FlushProse(emit)
+		}
+		return false
+	}
+	onReasoning := func(s string) bool {
+		if over(len(s)) {
+			t.out.capped = true
+			return true
+		}
+		// Shown and stored apart from the answer, never replayed to the
+		// model: prose waiting in the parser goes first.
+		t.out.parser.FlushProse(emit)
+		emit(blocks.Block{Kind: blocks.Reasoning, Content: s})
+		return false
+	}
+	// Reasoning a model writes inline (<think>…) is reasoning, and tool-call
+	// markup it leaks into its text is dropped, whatever the provider.
+	var clean providers.Cleaner
+	take := func(s, r string) bool {
+		return r != "" && onReasoning(r) || s != "" && onText(s)
+	}
 	for ev, err := range t.conn.provider.Stream(pctx, req) {
 		if err != nil {
 			if t.stopped() {
@@ -116,38 +157,17 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 				drained += len(ev.Text)
 				continue
 			}
-			capped := over(len(ev.Text))
-			if capped {
-				// Keep the rune-aligned part within the byte cap, then stop
-				// reading: a model that never stops costs no more than that.
-				room := len(ev.Text) - (t.out.outBytes - t.conn.maxTurnBytes)
-				ev.Text = truncate(ev.Text, max(0, min(room, len(ev.Text))))
-			}
-			text.WriteString(ev.Text)
-			t.out.parser.Write(ev.Text, emit)
-			if capped {
-				t.out.capped = true
+			if take(clean.Write(ev.Text)) {
 				return text.String(), nil, nil
-			}
-			if !t.out.textSeen {
-				// The first words reach the user at once; later prose is
-				// buffered by the parser to reduce jitter.
-				t.out.textSeen = true
-				t.out.parser.FlushProse(emit)
 			}
 		case providers.ReasoningDelta:
 			if t.stopped() {
 				drained += len(ev.Text)
 				continue
 			}
-			if over(len(ev.Text)) {
-				t.out.capped = true
+			if onReasoning(ev.Text) {
 				return text.String(), nil, nil
 			}
-			// Shown and stored apart from the answer, never replayed to
-			// the model: prose waiting in the parser goes first.
-			t.out.parser.FlushProse(emit)
-			emit(blocks.Block{Kind: blocks.Reasoning, Content: ev.Text})
 		case providers.ToolCallEvent:
 			if t.stopped() {
 				continue
@@ -163,6 +183,9 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 		case providers.FinishEvent:
 			t.out.finish = string(ev.Finish)
 		}
+	}
+	if !t.stopped() && take(clean.Flush()) {
+		return text.String(), nil, nil
 	}
 	if t.stopped() {
 		return text.String(), nil, nil

@@ -45,3 +45,27 @@ func TestReasoningIsShownAndStoredButNotReplayed(t *testing.T) {
 		t.Errorf("the reasoning was replayed to the model: %s", raw)
 	}
 }
+
+// Reasoning written inline by a model (<think>…</think>) and tool-call
+// markup leaked into its text never reach the answer, the store's copy of
+// it or the replay: the reasoning becomes reasoning blocks, the markup is
+// dropped, whatever the deltas' split.
+func TestInlineReasoningAndLeakedMarkupAreCleaned(t *testing.T) {
+	p := fake.New(fake.Turn{fake.Text("<thi", "nk>Plan: greet.</th", "ink>Hello", " <tool_call>{\"name\":\"x\"}</tool_call>there.")})
+	h := newHarness(t, p)
+	r, streamed, err := h.collect(t, alice, assistant.Request{Message: "hi"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reasoning strings.Builder
+	for _, b := range find(streamed, blocks.Reasoning) {
+		reasoning.WriteString(b.Content)
+	}
+	if r.Text != "Hello there." || reasoning.String() != "Plan: greet." {
+		t.Fatalf("answer %q, reasoning %q", r.Text, reasoning.String())
+	}
+	stored := h.messages(t, r.ThreadID)[1]
+	if strings.Contains(string(stored.ModelMessages), "think") || strings.Contains(string(stored.ModelMessages), "tool_call") {
+		t.Errorf("artifacts stored for replay: %s", stored.ModelMessages)
+	}
+}

@@ -1,0 +1,147 @@
+package providers
+
+import "strings"
+
+// Cleaner takes the text a model streams and separates what the user
+// should read from provider artifacts (A9): reasoning a model writes inline
+// (<think>…</think>, <thinking>…</thinking>, <reasoning>…</reasoning>, as
+// DeepSeek, Qwen and other reasoning models do through OpenAI-compatible
+// servers) comes out as reasoning, and tool-call markup a model leaks into
+// its text (<tool_call>…</tool_call>, <function_call>…</function_call>,
+// <|tool_call|>…, and everything after a [TOOL_CALLS] marker) is dropped.
+// A closing tag with no opening one (a template that opened it in the
+// prompt) is dropped too.
+//
+// The state carries across deltas: a tag split over two deltas is still
+// recognized, and the output is the same however the text was split. The
+// zero Cleaner is ready to use; it is not safe for concurrent use.
+type Cleaner struct {
+	pending string // a tail that may be the start of a tag
+	in      *span  // the span we are inside, if any
+	dropAll bool   // after [TOOL_CALLS]: nothing more is text
+}
+
+type span struct {
+	open, close string
+	reasoning   bool // its content is reasoning; else it is dropped
+}
+
+var spans = []span{
+	{"<think>", "</think>", true},
+	{"<thinking>", "</thinking>", true},
+	{"<reasoning>", "</reasoning>", true},
+	{"<tool_call>", "</tool_call>", false},
+	{"<function_call>", "</function_call>", false},
+	{"<|tool_call|>", "<|/tool_call|>", false},
+}
+
+// strays are markers dropped wherever they stand.
+var strays = []string{"</think>", "</thinking>", "</reasoning>"}
+
+const toolCallsMarker = "[TOOL_CALLS]"
+
+// Write takes the next delta and returns the text and the reasoning it
+// releases; some of it may be held back until the next delta shows
+// whether a tag starts there.
+func (c *Cleaner) Write(delta string) (text, reasoning string) {
+	return c.run(c.pending+delta, false)
+}
+
+// Flush ends the stream and releases what was held back. An unclosed
+// reasoning span's content is reasoning; an unclosed tool-call span is
+// dropped.
+func (c *Cleaner) Flush() (text, reasoning string) {
+	return c.run(c.pending, true)
+}
+
+func (c *Cleaner) run(s string, final bool) (string, string) {
+	c.pending = ""
+	var text, reasoning strings.Builder
+	for len(s) > 0 {
+		if c.dropAll {
+			return text.String(), reasoning.String()
+		}
+		if c.in != nil {
+			i := strings.Index(s, c.in.close)
+			if i < 0 {
+				keep := 0
+				if !final {
+					keep = partialSuffix(s, []string{c.in.close})
+				}
+				if c.in.reasoning {
+					reasoning.WriteString(s[:len(s)-keep])
+				}
+				c.pending = s[len(s)-keep:]
+				return text.String(), reasoning.String()
+			}
+			if c.in.reasoning {
+				reasoning.WriteString(s[:i])
+			}
+			s = s[i+len(c.in.close):]
+			c.in = nil
+			continue
+		}
+		// Outside any span: the earliest marker wins.
+		at, n := -1, 0
+		var next *span
+		stray, tools := false, false
+		for k := range spans {
+			if i := strings.Index(s, spans[k].open); i >= 0 && (at < 0 || i < at) {
+				at, n, next, stray, tools = i, len(spans[k].open), &spans[k], false, false
+			}
+		}
+		for _, m := range strays {
+			if i := strings.Index(s, m); i >= 0 && (at < 0 || i < at) {
+				at, n, next, stray, tools = i, len(m), nil, true, false
+			}
+		}
+		if i := strings.Index(s, toolCallsMarker); i >= 0 && (at < 0 || i < at) {
+			at, n, next, stray, tools = i, len(toolCallsMarker), nil, false, true
+		}
+		if at < 0 {
+			keep := 0
+			if !final {
+				keep = partialSuffix(s, markers())
+			}
+			text.WriteString(s[:len(s)-keep])
+			c.pending = s[len(s)-keep:]
+			return text.String(), reasoning.String()
+		}
+		text.WriteString(s[:at])
+		s = s[at+n:]
+		switch {
+		case tools:
+			c.dropAll = true
+		case stray:
+		default:
+			c.in = next
+		}
+	}
+	return text.String(), reasoning.String()
+}
+
+// markers are every string the Cleaner looks for outside a span.
+func markers() []string {
+	out := make([]string, 0, len(spans)+len(strays)+1)
+	for _, s := range spans {
+		out = append(out, s.open)
+	}
+	out = append(out, strays...)
+	return append(out, toolCallsMarker)
+}
+
+// partialSuffix is the length of the longest end of s that is the start
+// of one of ms (but not the whole of it): text to hold back in case the
+// next delta completes a marker.
+func partialSuffix(s string, ms []string) int {
+	best := 0
+	for _, m := range ms {
+		for n := min(len(m)-1, len(s)); n > best; n-- {
+			if strings.HasSuffix(s, m[:n]) {
+				best = n
+				break
+			}
+		}
+	}
+	return best
+}
