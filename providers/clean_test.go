@@ -24,7 +24,7 @@ func clean(deltas ...string) (string, string) {
 
 func TestCleanerSeparatesReasoningAndDropsToolMarkup(t *testing.T) {
 	for _, tc := range []struct {
-		in                []string
+		in              []string
 		text, reasoning string
 	}{
 		{[]string{"<think>The user wants a greeting.</think>Hello!"}, "Hello!", "The user wants a greeting."},
