@@ -42,6 +42,15 @@ type Config struct {
 	// bytes a token, trimming the largest arrays first.
 	ContextWindow int
 
+	// ModelRetries bounds how often a model call that failed before its
+	// first event (a 429, a 5xx, a connection error) is tried again
+	// (default 3; negative: never). Waits grow from half a second, doubling
+	// with jitter, follow the server's Retry-After, and add up to at most
+	// ModelRetryWait (default 30s). The stream shows a meta block with
+	// Waiting meanwhile. A call that has streamed anything is never retried.
+	ModelRetries   int
+	ModelRetryWait time.Duration
+
 	// MaxToolRounds bounds the model calls that may use tools in one turn
 	// (default 5). After the last one the model is called once more with no
 	// tools and told to answer from what it has, so a turn ends with text.
@@ -185,6 +194,8 @@ const (
 	DefaultLazyToolThreshold   = 16
 	DefaultApprovalTTL         = 24 * time.Hour
 	DefaultKnowledgeMaxAge     = 5 * time.Minute
+	DefaultModelRetries        = 3
+	DefaultModelRetryWait      = 30 * time.Second
 )
 
 func (c *Config) validate() error {
@@ -254,6 +265,8 @@ func (c *Config) setDefaults() {
 	c.DrainTimeout = positiveOr(c.DrainTimeout, DefaultDrainTimeout)
 	c.ApprovalTTL = positiveOr(c.ApprovalTTL, DefaultApprovalTTL)
 	c.KnowledgeMaxAge = cmp.Or(c.KnowledgeMaxAge, DefaultKnowledgeMaxAge) // negative: never
+	c.ModelRetries = cmp.Or(c.ModelRetries, DefaultModelRetries)          // negative: never
+	c.ModelRetryWait = positiveOr(c.ModelRetryWait, DefaultModelRetryWait)
 	c.ContextWindow = positiveOr(c.ContextWindow, DefaultContextWindow)
 	c.MaxTurnOutputTokens = positiveOr(c.MaxTurnOutputTokens, DefaultMaxTurnOutputTokens)
 	c.MaxTurnOutputBytes = positiveOr(c.MaxTurnOutputBytes, DefaultMaxTurnOutputBytes)

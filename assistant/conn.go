@@ -2,6 +2,9 @@ package assistant
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
@@ -21,13 +24,16 @@ type conn struct {
 	drain         time.Duration
 	maxTurnTokens int // the turn's output cap
 	maxTurnBytes  int
+	retries       int           // tries again of a call that failed before its first event
+	retryWait     time.Duration // the most all of one call's waits may add up to
 }
 
 // conn returns the connection a turn of this Engine uses.
 func (e *Engine) conn() *conn {
 	c := &e.cfg
 	return &conn{name: c.Connection, provider: c.Provider, model: c.Model, maxOutput: c.MaxOutputTokens,
-		window: c.ContextWindow, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes}
+		window: c.ContextWindow, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
+		retries: c.ModelRetries, retryWait: c.ModelRetryWait}
 }
 
 // request is a model call of this connection.
@@ -38,6 +44,39 @@ func (c *conn) request(system string, msgs []providers.Message) *providers.Reque
 // resultBudget is how many bytes of one tool result the model reads: an
 // eighth of the context window, at about four bytes a token.
 func (c *conn) resultBudget() int { return c.window * 4 / 8 }
+
+// backoff is how long to wait before trying a failed call again, and
+// whether to: only for a busy or unreachable model, at most c.retries
+// times, within c.retryWait in all. The wait doubles from half a second,
+// with jitter, unless the server said how long (Retry-After).
+func (c *conn) backoff(err error, attempt int, waited time.Duration) (time.Duration, bool) {
+	switch providers.CategoryOf(err) {
+	case providers.CategoryRateLimit, providers.CategoryUnavailable, providers.CategoryConnection:
+	default:
+		return 0, false
+	}
+	if attempt >= c.retries {
+		return 0, false
+	}
+	base := 500 * time.Millisecond << attempt
+	d := base/2 + rand.N(base/2+1)
+	if pe, ok := errors.AsType[*providers.Error](err); ok && pe.RetryAfter > 0 {
+		d = pe.RetryAfter
+	}
+	if waited+d > c.retryWait {
+		return 0, false
+	}
+	return d, true
+}
+
+// waitingNote is what the user reads while the turn waits to try again.
+func waitingNote(err error, d time.Duration) string {
+	why := "The model is busy."
+	if providers.CategoryOf(err) == providers.CategoryConnection {
+		why = "The model cannot be reached."
+	}
+	return fmt.Sprintf("%s Trying again in %v.", why, max(d.Round(time.Second), time.Second))
+}
 
 // providerErr classifies a provider failure; its text stays in the cause.
 func providerErr(err error) error {
@@ -142,47 +181,68 @@ func (t *turn) callModel(ctx context.Context, req *providers.Request, emit func(
 	take := func(s, r string) bool {
 		return r != "" && onReasoning(r) || s != "" && onText(s)
 	}
-	for ev, err := range t.conn.provider.Stream(pctx, req) {
-		if err != nil {
-			if t.stopped() {
-				started = true                 // stopped while the model worked on the prompt
-				return text.String(), nil, nil // a drain cut short is no provider failure
+	var waited time.Duration
+retry:
+	for attempt := 0; ; attempt++ {
+		for ev, err := range t.conn.provider.Stream(pctx, req) {
+			if err != nil {
+				if t.stopped() {
+					started = true                 // stopped while the model worked on the prompt
+					return text.String(), nil, nil // a drain cut short is no provider failure
+				}
+				if d, ok := t.conn.backoff(err, attempt, waited); ok && !started {
+					// Nothing streamed yet: the call can be made again.
+					waited += d
+					emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: t.thread.ID, MessageID: t.reply.ID, Waiting: waitingNote(err, d)}})
+					timer := time.NewTimer(d)
+					select {
+					case <-timer.C:
+						continue retry
+					case <-t.stop.ctx.Done():
+						timer.Stop()
+						return text.String(), nil, nil
+					case <-pctx.Done():
+						timer.Stop()
+						return text.String(), nil, err
+					}
+				}
+				return text.String(), nil, err
 			}
-			return text.String(), nil, err
+			started = true
+			switch ev.Kind {
+			case providers.TextDelta:
+				if t.stopped() {
+					drained += len(ev.Text)
+					continue
+				}
+				if take(clean.Write(ev.Text)) {
+					return text.String(), nil, nil
+				}
+			case providers.ReasoningDelta:
+				if t.stopped() {
+					drained += len(ev.Text)
+					continue
+				}
+				if onReasoning(ev.Text) {
+					return text.String(), nil, nil
+				}
+			case providers.ToolCallEvent:
+				if t.stopped() {
+					continue
+				}
+				if over(len(ev.ToolCall.Name) + len(ev.ToolCall.Args)) {
+					t.out.capped = true
+					return text.String(), nil, nil
+				}
+				calls = append(calls, ev.ToolCall)
+			case providers.UsageEvent:
+				t.out.usage = t.out.usage.Add(ev.Usage)
+				reported = true
+			case providers.FinishEvent:
+				t.out.finish = string(ev.Finish)
+			}
 		}
-		started = true
-		switch ev.Kind {
-		case providers.TextDelta:
-			if t.stopped() {
-				drained += len(ev.Text)
-				continue
-			}
-			if take(clean.Write(ev.Text)) {
-				return text.String(), nil, nil
-			}
-		case providers.ReasoningDelta:
-			if t.stopped() {
-				drained += len(ev.Text)
-				continue
-			}
-			if onReasoning(ev.Text) {
-				return text.String(), nil, nil
-			}
-		case providers.ToolCallEvent:
-			if t.stopped() {
-				continue
-			}
-			if over(len(ev.ToolCall.Name) + len(ev.ToolCall.Args)) {
-				t.out.capped = true
-				return text.String(), nil, nil
-			}
-			calls = append(calls, ev.ToolCall)
-		case providers.UsageEvent:
-			t.out.usage = t.out.usage.Add(ev.Usage)
-			reported = true
-		case providers.FinishEvent:
-			t.out.finish = string(ev.Finish)
-		}
+		break
 	}
 	if !t.stopped() && take(clean.Flush()) {
 		return text.String(), nil, nil

@@ -343,7 +343,7 @@ func TestProviderErrorCategoriesMapToCodes(t *testing.T) {
 		providers.CategoryUnavailable: assistant.CodeModelUnavailable,
 	} {
 		p := fake.New(fake.Turn{fake.Fail(&providers.Error{Category: cat, Err: errors.New("x")})})
-		h := newHarness(t, p)
+		h := newHarness(t, p, func(c *assistant.Config) { c.ModelRetries = -1 }) // the mapping, not the retries
 		_, err := assistant.Collect(h.eng.Stream(context.Background(), alice, assistant.Request{Message: "x"}))
 		if got := assistant.Code(err); got != want {
 			t.Errorf("category %s -> %s, want %s", cat, got, want)

@@ -48,6 +48,10 @@ type MetaInfo struct {
 	InputTokens   int64  `json:"input_tokens,omitempty"`
 	OutputTokens  int64  `json:"output_tokens,omitempty"`
 	Finish        string `json:"finish,omitempty"` // why the turn ended: stop, length, tool_calls, approval, client_tool, ask_user, error, cancelled
+	// Waiting says, while the model is busy or unreachable and the turn
+	// waits to try it again, what the user is waiting for: a short safe
+	// sentence. Not stored.
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Terminal reports whether b ends a stream: an Error block is always last.

@@ -971,7 +971,7 @@ func TestProviderFailureMidStreamEndsWithSafeErrorBlock(t *testing.T) {
 
 func TestProviderFailureBeforeTextStillStreams200(t *testing.T) {
 	model := fake.New(fake.Turn{fake.Fail(&providers.Error{Category: providers.CategoryRateLimit, Err: errors.New("SECRET 429 body")})})
-	h := newHarness(t, model)
+	h := newHarness(t, model, withEngine(func(c *assistant.Config) { c.ModelRetries = -1 }))
 	bs, raw := h.stream("alice", httpapi.StreamRequest{Message: "hi"})
 	threadIDOf(t, bs)
 	if strings.Contains(raw, "SECRET") {

@@ -17,6 +17,7 @@
 //	component         data-<tag> {data}
 //	warning           data-warning {data: {"text"}}
 //	error             error {errorText}: the stream ends
+//	meta (waiting)    data-status {data: {"waiting"}, transient: true}
 //	meta (last)       finish-step; finish {finishReason, messageMetadata} at Close
 //
 // A tool result after the step's tool calls opens a new step before the
@@ -260,6 +261,16 @@ func FinishReason(finish string) string {
 func (e *Encoder) metaBlock(m *blocks.MetaInfo) error {
 	if m == nil {
 		return nil
+	}
+	if m.Waiting != "" {
+		// The model is busy and the turn waits: a status the client shows
+		// and does not keep.
+		if !e.started {
+			if err := e.start(nil); err != nil {
+				return err
+			}
+		}
+		return e.write(chunk{"type": "data-status", "data": map[string]string{"waiting": m.Waiting}, "transient": true})
 	}
 	if m.Finish != "" || m.InputTokens != 0 || m.OutputTokens != 0 {
 		// The last meta block of a turn: usage and why it ended.

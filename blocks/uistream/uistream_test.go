@@ -90,6 +90,12 @@ var scenarios = []struct {
 		{Kind: blocks.Error, ErrorCode: "model_unavailable", Content: "The assistant is unavailable right now."},
 		{Kind: blocks.Markdown, Content: "never sent"},
 	}},
+	{"waiting-for-the-model", uistream.Options{}, []blocks.Block{
+		meta("th1", "m2", "m1", ""),
+		{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: "th1", MessageID: "m2", Waiting: "The model is busy. Trying again in 2s."}},
+		{Kind: blocks.Markdown, Content: "Here now."},
+		end("stop", 10, 2),
+	}},
 	{"refused-before-start", uistream.Options{}, []blocks.Block{
 		{Kind: blocks.Error, ErrorCode: "quota_exceeded", Content: "You have used today's allowance."},
 	}},
@@ -223,8 +229,11 @@ func FuzzEncoder(f *testing.F) {
 			switch k {
 			case blocks.Meta:
 				b.Meta = &blocks.MetaInfo{MessageID: id}
-				if op%3 == 0 {
+				switch op % 3 {
+				case 0:
 					b.Meta.Finish = text
+				case 1:
+					b.Meta.Waiting = text
 				}
 			case blocks.ToolCall, blocks.Component:
 				b.Data = json.RawMessage(text)
