@@ -57,4 +57,5 @@ var metaFields = [...]struct {
 	{key: "input_tokens", num: func(m *MetaInfo) *int64 { return &m.InputTokens }},
 	{key: "output_tokens", num: func(m *MetaInfo) *int64 { return &m.OutputTokens }},
 	{key: "finish", str: func(m *MetaInfo) *string { return &m.Finish }},
+	{key: "waiting", str: func(m *MetaInfo) *string { return &m.Waiting }},
 }

@@ -10,8 +10,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/assistant/httpapi"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/quota"
@@ -374,4 +376,15 @@ func wantUIRefusal(t *testing.T, resp *http.Response, status int, want string) s
 		t.Errorf("status %d, type %q, body %q; want %d with text naming %q", resp.StatusCode, resp.Header.Get("Content-Type"), body, status, want)
 	}
 	return string(body)
+}
+
+// A waiting status reaches the NDJSON wire.
+func TestWaitingStatusStreamsAsNDJSON(t *testing.T) {
+	model := fake.New(fake.Turn{fake.Fail(&providers.Error{Category: providers.CategoryRateLimit, RetryAfter: time.Millisecond, Err: errors.New("429")})},
+		fake.Turn{fake.Text("ok")})
+	h := newHarness(t, model)
+	_, raw := h.stream("alice", httpapi.StreamRequest{Message: "hi"})
+	if !strings.Contains(raw, `"waiting":"The model is busy. Trying again in 1s."`) {
+		t.Errorf("no waiting status on the wire:\n%s", raw)
+	}
 }
