@@ -44,6 +44,9 @@ const toolCallsMarker = "[TOOL_CALLS]"
 // releases; some of it may be held back until the next delta shows
 // whether a tag starts there.
 func (c *Cleaner) Write(delta string) (text, reasoning string) {
+	if c.pending == "" && c.in == nil && !c.dropAll && !strings.ContainsAny(delta, "<[") {
+		return delta, "" // the common case: plain text, no tag in sight
+	}
 	return c.run(c.pending+delta, false)
 }
 
@@ -101,7 +104,7 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 		if at < 0 {
 			keep := 0
 			if !final {
-				keep = partialSuffix(s, markers())
+				keep = partialSuffix(s, outsideMarkers)
 			}
 			text.WriteString(s[:len(s)-keep])
 			c.pending = s[len(s)-keep:]
@@ -120,15 +123,15 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 	return text.String(), reasoning.String()
 }
 
-// markers are every string the Cleaner looks for outside a span.
-func markers() []string {
+// outsideMarkers are every string the Cleaner looks for outside a span.
+var outsideMarkers = func() []string {
 	out := make([]string, 0, len(spans)+len(strays)+1)
 	for _, s := range spans {
 		out = append(out, s.open)
 	}
 	out = append(out, strays...)
 	return append(out, toolCallsMarker)
-}
+}()
 
 // partialSuffix is the length of the longest end of s that is the start
 // of one of ms (but not the whole of it): text to hold back in case the
