@@ -11,14 +11,6 @@ import (
 	"github.com/parleyhq/parley/store"
 )
 
-// replay rebuilds the model conversation from stored messages: the user's
-// text and, for each answer, the exact model messages it produced (tool
-// calls and results included). A tool call whose result was never recorded
-// is dropped, so the provider never sees an orphaned call.
-func replay(msgs []store.Message) []providers.Message {
-	return flatten(stretches(msgs))
-}
-
 // A stretch is the replay of one stored turn: a user message and the reply
 // to it, with the tool calls and results inside the reply. History is only
 // ever cut between stretches, so no cut orphans a call from its result.

@@ -246,6 +246,13 @@ func (h *Handler) writeErrorStatus(w http.ResponseWriter, status int, code assis
 
 // fail logs err and answers with its code and the Engine's safe message.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code, msg := h.safeError(r, err)
+	h.writeErrorStatus(w, StatusOf(code), code, msg)
+}
+
+// safeError is err's code and the message a user may read, logging an
+// internal failure.
+func (h *Handler) safeError(r *http.Request, err error) (assistant.ErrorCode, string) {
 	code := assistant.Code(err)
 	if code == assistant.CodeInternal {
 		h.cfg.Logger.Error("httpapi: request failed", "path", r.URL.Path, "err", err)
@@ -254,7 +261,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	if e, ok := errors.AsType[*assistant.Error](err); ok {
 		msg = e.UserMessage()
 	}
-	h.writeErrorStatus(w, StatusOf(code), code, msg)
+	return code, msg
 }
 
 // invalid answers 400 invalid_request naming what is wrong. detail is

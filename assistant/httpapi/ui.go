@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 
@@ -115,14 +116,7 @@ func uiRefuse(w http.ResponseWriter, status int, msg string) {
 
 // uiFail answers err as a refusal of the useChat route.
 func (h *Handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
-	code := assistant.Code(err)
-	if code == assistant.CodeInternal {
-		h.cfg.Logger.Error("httpapi: request failed", "path", r.URL.Path, "err", err)
-	}
-	msg := assistant.SafeMessage(code)
-	if e, ok := errors.AsType[*assistant.Error](err); ok {
-		msg = e.UserMessage()
-	}
+	code, msg := h.safeError(r, err)
 	uiRefuse(w, StatusOf(code), msg)
 }
 
@@ -336,7 +330,7 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlan
 			f.Form = &assistant.FormAnswer{ID: p.ToolCallID, Values: formValues(p.Output)}
 			plan.reqs = append(plan.reqs, f)
 			plan.opts.Answered = append(plan.opts.Answered, p.ToolCallID)
-		case slicesContains(wait.ToolCalls, p.ToolCallID) && (p.State == "output-available" || p.State == "output-error"):
+		case p.ToolCallID != "" && slices.Contains(wait.ToolCalls, p.ToolCallID) && (p.State == "output-available" || p.State == "output-error"):
 			out := p.Output
 			if p.State == "output-error" {
 				out, _ = json.Marshal(map[string]string{"error": p.ErrorText})
@@ -438,15 +432,6 @@ func editedID(msgs []store.Message, id string, k int) (string, bool) {
 
 func uiNotFound(msg string) error {
 	return &assistant.Error{Code: assistant.CodeNotFound, Op: "ui request", Err: errors.New(msg), Message: msg}
-}
-
-func slicesContains(ids []string, id string) bool {
-	for _, x := range ids {
-		if x == id && id != "" {
-			return true
-		}
-	}
-	return false
 }
 
 func invalidUI(what string) error {

@@ -331,11 +331,6 @@ func (e *Encoder) start(md map[string]any, id ...string) error {
 
 // step opens a new step if a tool result closed the last one.
 func (e *Encoder) step() error {
-	if !e.started {
-		if err := e.start(nil); err != nil {
-			return err
-		}
-	}
 	if !e.stepDone {
 		return nil
 	}
