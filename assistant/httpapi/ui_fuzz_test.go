@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -10,7 +11,8 @@ import (
 )
 
 // FuzzDecodeUIBody: any body decodes or is refused with an error, never a
-// panic, and what it keeps is the last message only.
+// panic; a body it takes is valid JSON, and it keeps the last message and
+// counts them all.
 func FuzzDecodeUIBody(f *testing.F) {
 	f.Add(`{"id":"c","messages":[{"id":"u","role":"user","parts":[{"type":"text","text":"hi"}]}],"trigger":"submit-message"}`)
 	f.Add(`{"id":"c","messages":[{},{"role":"assistant","parts":[{"type":"tool-x","toolCallId":"1","state":"approval-responded","approval":{"id":"t","approved":true}}]}],"trigger":"submit-message","messageId":"m"}`)
@@ -18,9 +20,23 @@ func FuzzDecodeUIBody(f *testing.F) {
 	f.Add(`{"id":"c","messages":[`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var req uiRequest
-		err := decodeUIBody(json.NewDecoder(strings.NewReader(body)), &req)
-		if err == nil && req.Count > 0 && req.Last.Role == "" && !strings.Contains(body, "role") {
+		if err := decodeUIBody(json.NewDecoder(strings.NewReader(body)), &req); err != nil {
 			return
+		}
+		if !json.Valid([]byte(body)) {
+			t.Fatalf("took a body that is not JSON: %q", body)
+		}
+		var all struct {
+			Messages []uiMessage `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(body), &all); err != nil ||
+			strings.Count(strings.ToLower(body), `"messages"`) != strings.Count(body, `"messages"`) {
+			// A duplicate key of another type, or a key in other case that
+			// encoding/json matches and the route does not: they differ.
+			return
+		}
+		if n := len(all.Messages); n > 0 && (req.Count < n || !reflect.DeepEqual(req.Last, all.Messages[n-1])) {
+			t.Fatalf("kept %+v of %d messages; want the last of %d, %+v", req.Last, req.Count, n, all.Messages[n-1])
 		}
 	})
 }

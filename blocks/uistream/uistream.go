@@ -1,30 +1,3 @@
-// Package uistream encodes a turn's blocks as the Vercel AI SDK's UI
-// message stream (protocol v1: server-sent events, one JSON chunk per
-// event), the wire the SDK's useChat and Chat read.
-//
-// An Encoder is pure and stateful: it keeps the open text part, the step,
-// and the tool calls it has announced, and writes each block as zero or
-// more chunks:
-//
-//	meta (first)      start {messageId, messageMetadata}, start-step
-//	markdown          text-start (once per part), text-delta
-//	reasoning         reasoning-start (once per part), reasoning-delta
-//	code, mermaid     text-delta with the fenced block
-//	tool_call         tool-input-available {toolCallId, toolName, input}
-//	tool_result       tool-output-available {output} | tool-output-error | tool-output-denied (DECLINED)
-//	confirm           tool-approval-request {approvalId: token, toolCallId}
-//	form              nothing: its ask_user tool call carries the form as input
-//	component         data-<tag> {data}
-//	warning           data-warning {data: {"text"}}
-//	error             error {errorText}: the stream ends
-//	meta (waiting)    data-status {data: {"waiting"}, transient: true}
-//	meta (last)       finish-step; finish {finishReason, messageMetadata} at Close
-//
-// A tool result after the step's tool calls opens a new step before the
-// next text or call, as the SDK's own server does. Only the chunk types and
-// fields of protocol v1 that SDK 5, 6 and 7 clients all accept are written
-// (tool-approval-request and tool-output-denied need SDK 6 or later);
-// optional fields are omitted, never null.
 package uistream
 
 import (

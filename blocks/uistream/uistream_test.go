@@ -137,6 +137,19 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// coreFields are the fields each chunk type may carry besides "type": the
+// core of protocol v1 that every client accepts (strict ones reject any
+// other key).
+var coreFields = map[string]string{
+	"start": "messageId messageMetadata", "start-step": "", "finish-step": "",
+	"text-start": "id", "text-delta": "id delta", "text-end": "id",
+	"reasoning-start": "id", "reasoning-delta": "id delta", "reasoning-end": "id",
+	"tool-input-available": "toolCallId toolName input", "tool-output-available": "toolCallId output",
+	"tool-output-error": "toolCallId errorText", "tool-output-denied": "toolCallId",
+	"tool-approval-request": "approvalId toolCallId", "message-metadata": "messageMetadata",
+	"finish": "finishReason messageMetadata", "error": "errorText", "data-": "data transient",
+}
+
 // check verifies the rules a client enforces on a UI message stream:
 // SSE framing, one start first, text deltas only inside their part, tool
 // chunks only for announced calls, nothing after an error but [DONE], and
@@ -174,6 +187,21 @@ func check(t testing.TB, stream string) {
 			if v == nil && k != "input" && k != "output" && k != "data" {
 				t.Fatalf("optional field %q is null in %s", k, data)
 			}
+		}
+		allowed, ok := coreFields[typ]
+		if strings.HasPrefix(typ, "data-") {
+			allowed, ok = coreFields["data-"], true
+		}
+		if !ok {
+			t.Fatalf("chunk type %q is not one every client accepts: %s", typ, data)
+		}
+		for k := range c {
+			if k != "type" && !strings.Contains(" "+allowed+" ", " "+k+" ") {
+				t.Fatalf("%s has field %q, not a core field of the protocol: %s", typ, k, data)
+			}
+		}
+		if r, ok := c["finishReason"]; ok && !strings.Contains(" stop length content-filter tool-calls error other ", " "+r.(string)+" ") {
+			t.Fatalf("finishReason %v is not one the protocol defines", r)
 		}
 		if len(types) > 0 && types[len(types)-1] == "error" {
 			t.Fatalf("a chunk after error: %s", data)
