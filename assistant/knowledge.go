@@ -15,9 +15,10 @@ import (
 )
 
 // The knowledge accumulator (B16) keeps what the thread's tool calls
-// returned: the facts of each result, deterministically extracted (no model
-// call), and the result itself when it is small. Compaction replaces old
-// tool results by their facts; the knowledge gate answers a Read call that
+// returned, by call: the result itself when it is small. The facts of a
+// result are extracted deterministically (no model call, extractFacts) when
+// compaction replaces an old tool result by them. The knowledge gate
+// answers a Read call that
 // repeats an earlier one exactly (same tool, same arguments) without
 // running it again, while the earlier answer is fresh: younger than
 // Config.KnowledgeMaxAge and with no Mutate or Destructive call since.
@@ -34,13 +35,12 @@ const (
 // fact is what the thread learned from one tool call.
 type fact struct {
 	key    string // tool name and canonical arguments
-	facts  string // one line, at most maxFactBytes
 	result string // the tool message the model read, if at most maxKeptResult
 	at     time.Time
 	turn   bool // learned in the current turn: pinned
 }
 
-func (f *fact) size() int { return len(f.key) + len(f.facts) + len(f.result) }
+func (f *fact) size() int { return len(f.key) + len(f.result) }
 
 // knowledge is the accumulator of one turn, rebuilt from the thread's
 // history when the turn begins. The worker goroutine owns it; Read calls of
@@ -64,7 +64,7 @@ func (k *knowledge) learn(key, content string, at time.Time, pinned bool) {
 	if !resultOK(content) {
 		return
 	}
-	f := &fact{key: key, facts: extractFacts(content), at: at, turn: pinned}
+	f := &fact{key: key, at: at, turn: pinned}
 	if len(content) <= maxKeptResult {
 		f.result = content
 	}

@@ -470,7 +470,7 @@ const maxRepeats = 3
 
 // loopCheck counts calls by name and canonical arguments.
 func (t *turn) loopCheck(c providers.ToolCall) *tools.Result {
-	key := c.Name + "\x00" + canonicalJSON(c.Args)
+	key := callKey(c.Name, c.Args)
 	if t.tools.repeats == nil {
 		t.tools.repeats = make(map[string]int)
 	}
