@@ -72,14 +72,13 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 	t.cont.superseded = supersededIDs(prior, t.cont.replaces)
 	if !t.fresh {
 		t.prompt.past = stretches(branch)
-		// Until compact plans it, the history is what follows the summary.
-		t.prompt.history, t.prompt.summary = flatten(after(t.prompt.past, t.thread.SummaryThrough)), t.thread.Summary
+		t.prompt.summary = t.thread.Summary // compact plans the history itself
 		t.rebuildKnowledge()
 		t.prompt.pending = e.pendingProposals(ctx, t.thread.ID, prior)
 		// A change made by a turn this one or an earlier edit replaced
 		// still stands: the model is told, and what was known before it is
 		// stale.
-		t.prompt.changes = t.changesMade(supersededOnly(prior, t.cont.superseded))
+		t.prompt.changes = t.changesMade(prior, t.cont.superseded)
 		if n := len(t.prompt.changes); n > 0 {
 			t.know.forgetBefore(t.prompt.changes[n-1].at)
 		}

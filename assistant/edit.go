@@ -43,22 +43,6 @@ func (t *turn) replacing(prior []store.Message) (target store.Message, text stri
 	return prior[i], req.Message, nil
 }
 
-// supersededOnly returns the messages of prior whose ids are in ids, with
-// SupersededAt set for the ones this turn's write will supersede.
-func supersededOnly(prior []store.Message, ids map[string]bool) []store.Message {
-	var out []store.Message
-	now := time.Now()
-	for _, m := range prior {
-		if ids[m.ID] {
-			if m.SupersededAt == nil {
-				m.SupersededAt = &now
-			}
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
 // supersededIDs are the ids of prior's superseded messages, and of those a
 // replacement of target supersedes (nil target: none).
 func supersededIDs(prior []store.Message, target *store.Message) map[string]bool {
@@ -109,12 +93,13 @@ type change struct {
 	at            time.Time
 }
 
-// changesMade lists the changes made by superseded replies of msgs, oldest
-// first: calls of tools that are not Read tools, answered with success.
-func (t *turn) changesMade(msgs []store.Message) []change {
+// changesMade lists the changes made by the replies of prior whose ids are
+// in superseded (this turn's edit included), oldest first: calls of tools
+// that are not Read tools, answered with success.
+func (t *turn) changesMade(prior []store.Message, superseded map[string]bool) []change {
 	var out []change
-	for _, m := range msgs {
-		if m.SupersededAt == nil || m.Role != store.RoleAssistant || len(m.ModelMessages) == 0 {
+	for _, m := range prior {
+		if !superseded[m.ID] || m.Role != store.RoleAssistant || len(m.ModelMessages) == 0 {
 			continue
 		}
 		var turn []providers.Message

@@ -154,23 +154,25 @@ func effectNote(s tools.Spec) string {
 // history: every tool called before, and every category loaded before,
 // that the user may still use.
 func (t *turn) rehydrate() {
-	for _, m := range flatten(t.prompt.past) {
-		for _, c := range m.ToolCalls {
-			if c.Name != SearchToolsName {
-				if slices.ContainsFunc(t.tools.offered, func(o offeredTool) bool { return o.spec.Name == c.Name }) {
-					t.tools.loaded[c.Name] = true
+	for _, s := range t.prompt.past {
+		for _, m := range s.msgs {
+			for _, c := range m.ToolCalls {
+				if c.Name != SearchToolsName {
+					if slices.ContainsFunc(t.tools.offered, func(o offeredTool) bool { return o.spec.Name == c.Name }) {
+						t.tools.loaded[c.Name] = true
+					}
+					continue
 				}
-				continue
-			}
-			var in struct {
-				Categories []string `json:"categories"`
-			}
-			if json.Unmarshal(c.Args, &in) != nil {
-				continue
-			}
-			for _, o := range t.tools.offered {
-				if slices.Contains(in.Categories, category(o.spec)) {
-					t.tools.loaded[o.spec.Name] = true
+				var in struct {
+					Categories []string `json:"categories"`
+				}
+				if json.Unmarshal(c.Args, &in) != nil {
+					continue
+				}
+				for _, o := range t.tools.offered {
+					if slices.Contains(in.Categories, category(o.spec)) {
+						t.tools.loaded[o.spec.Name] = true
+					}
 				}
 			}
 		}

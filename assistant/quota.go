@@ -52,10 +52,12 @@ func (t *turn) reserve(ctx context.Context) error {
 // charges what was used (see quota.Ledger on bounded overshoot).
 func (t *turn) estimate() int64 {
 	n := len(t.prompt.system) + len(t.req.Message)
-	for _, m := range t.prompt.history {
-		n += len(m.Content)
-		for _, c := range m.ToolCalls {
-			n += len(c.Name) + len(c.Args)
+	for _, s := range after(t.prompt.past, t.thread.SummaryThrough) { // the history before compaction
+		for _, m := range s.msgs {
+			n += len(m.Content)
+			for _, c := range m.ToolCalls {
+				n += len(c.Name) + len(c.Args)
+			}
 		}
 	}
 	out := t.conn.maxOutput
