@@ -78,6 +78,40 @@ func waitingNote(err error, d time.Duration) string {
 	return fmt.Sprintf("%s Trying again in %v.", why, max(d.Round(time.Second), time.Second))
 }
 
+// complete makes a model call nobody watches (a summary, a title) and
+// returns its text, cleaned of inline reasoning and tool markup, and its
+// usage (estimated when the server reports none).
+func (c *conn) complete(ctx context.Context, req *providers.Request) (string, providers.Usage, error) {
+	var text strings.Builder
+	var clean providers.Cleaner
+	var usage providers.Usage
+	reported := false
+	var err error
+stream:
+	for ev, e := range c.provider.Stream(ctx, req) {
+		switch {
+		case e != nil:
+			err = e
+			break stream
+		case ev.Kind == providers.TextDelta:
+			if text.Len()+len(ev.Text) > c.maxTurnBytes {
+				err = errors.New("over the output cap")
+				break stream
+			}
+			s, _ := clean.Write(ev.Text)
+			text.WriteString(s)
+		case ev.Kind == providers.UsageEvent:
+			usage, reported = usage.Add(ev.Usage), true
+		}
+	}
+	s, _ := clean.Flush()
+	text.WriteString(s)
+	if !reported {
+		usage = estimatedUsage(req, text.String(), nil)
+	}
+	return text.String(), usage, err
+}
+
 // providerErr classifies a provider failure; its text stays in the cause.
 func providerErr(err error) error {
 	switch providers.CategoryOf(err) {

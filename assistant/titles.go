@@ -77,38 +77,6 @@ func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th stor
 	}
 }
 
-// complete makes a model call nobody watches and returns its text and
-// usage (estimated when the server reports none).
-func (c *conn) complete(ctx context.Context, req *providers.Request) (string, providers.Usage, error) {
-	var text strings.Builder
-	var usage providers.Usage
-	reported := false
-	var err error
-	for ev, e := range c.provider.Stream(ctx, req) {
-		if e != nil {
-			err = e
-			break
-		}
-		switch ev.Kind {
-		case providers.TextDelta:
-			if text.Len()+len(ev.Text) > c.maxTurnBytes {
-				err = errors.New("over the output cap")
-				break
-			}
-			text.WriteString(ev.Text)
-		case providers.UsageEvent:
-			usage, reported = usage.Add(ev.Usage), true
-		}
-		if err != nil {
-			break
-		}
-	}
-	if !reported {
-		usage = estimatedUsage(req, text.String(), nil)
-	}
-	return text.String(), usage, err
-}
-
 // charge counts tokens used outside a turn against the user's quota and
 // spend, as a turn's settle does.
 func (e *Engine) charge(ctx context.Context, u parley.User, c *conn, usage providers.Usage) {
