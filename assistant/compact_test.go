@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/quota/memquota"
+	"github.com/parleyhq/parley/tools"
 )
 
 // isSummaryCall tells the summary call from a turn's model calls.
@@ -323,5 +324,66 @@ func TestKeepEndCutsAtALineAndKeepsTheNewest(t *testing.T) {
 	s := "- old fact one\n- old fact two\n- newest fact é"
 	if got := assistant.KeepEnd(s, 25); got != "- newest fact é" {
 		t.Errorf("KeepEnd = %q", got)
+	}
+}
+
+// Compaction's first step: the large tool results of older turns give way
+// to their facts, and when that is enough no summary is made.
+func TestOldLargeToolResultsAreShortenedFirst(t *testing.T) {
+	p := fake.New()
+	calls := 0
+	p.SetDefault(fake.Turn{fake.Func(func(_ context.Context, req *providers.Request) fake.Turn {
+		if isSummaryCall(req) {
+			return fake.Turn{fake.Text("a summary")}
+		}
+		if req.Messages[len(req.Messages)-1].Role == providers.User {
+			calls++
+			return fake.Turn{fake.CallTool(fmt.Sprint("r", calls), "big_report", fmt.Sprintf(`{"n":%d}`, calls))}
+		}
+		return fake.Turn{fake.Text("Done.")}
+	})})
+	report := tools.Must(tools.New(tools.Spec{Name: "big_report", Description: "A long report.", Category: "weather"},
+		func(_ context.Context, _ tools.Call, in struct {
+			N int `json:"n"`
+		}) (tools.Result, error) {
+			return tools.OK("report", map[string]any{"rows": strings.Repeat("row of data ", 120), "n": in.N, "total": 42}), nil
+		}))
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.ContextWindow = 4096
+		set, err := tools.NewSet(report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Tools = set
+	})
+	var threadID string
+	const turns = 8
+	for i := range turns {
+		r, _, err := h.collect(t, alice, assistant.Request{ThreadID: threadID, Message: fmt.Sprint("report ", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		threadID = r.ThreadID
+	}
+	reqs := p.Requests()
+	var compacted, whole int
+	for _, m := range reqs[len(reqs)-2].Messages { // the last turn's first call
+		if m.Role != providers.Tool {
+			continue
+		}
+		switch {
+		case strings.Contains(m.Content, `"compacted":true`) && strings.Contains(m.Content, "total=42"):
+			compacted++
+		case strings.Contains(m.Content, "row of data row of data"):
+			whole++
+		}
+	}
+	if compacted != turns-3 || whole != 2 {
+		t.Errorf("%d results shortened to their facts and %d whole; want the older %d shortened and the newest 2 whole", compacted, whole, turns-3)
+	}
+	for _, req := range reqs {
+		if isSummaryCall(&req) {
+			t.Error("a summary was made though shortening the old results was enough")
+		}
 	}
 }
