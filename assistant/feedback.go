@@ -37,7 +37,7 @@ func (e *Engine) SetFeedback(ctx context.Context, u parley.User, threadID, messa
 	invalid := func(what string) error { return invalidRequest("set feedback", what) }
 	comment := strings.TrimSpace(strings.ToValidUTF8(in.Comment, "\uFFFD"))
 	switch {
-	case in.Rating != store.RatingUp && in.Rating != store.RatingDown:
+	case !in.Rating.Valid():
 		return store.Feedback{}, invalid(`rating must be "up" or "down"`)
 	case strings.IndexByte(in.Category, 0) >= 0 || strings.IndexByte(in.Comment, 0) >= 0:
 		return store.Feedback{}, invalid("feedback contains a NUL character")

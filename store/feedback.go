@@ -14,6 +14,9 @@ const (
 	RatingDown Rating = "down"
 )
 
+// Valid reports whether r is RatingUp or RatingDown.
+func (r Rating) Valid() bool { return r == RatingUp || r == RatingDown }
+
 // Feedback is one user's rating of one assistant message, with an optional
 // category and comment. There is at most one per (message, user); setting
 // it again changes it.

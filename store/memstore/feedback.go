@@ -56,7 +56,7 @@ func checkFeedback(f *store.Feedback) error {
 		return fmt.Errorf("nil feedback: %w", store.ErrInvalid)
 	case f.MessageID == "" || f.UserID == "":
 		return fmt.Errorf("message and user required: %w", store.ErrInvalid)
-	case f.Rating != store.RatingUp && f.Rating != store.RatingDown:
+	case !f.Rating.Valid():
 		return fmt.Errorf("rating %q, want up or down: %w", f.Rating, store.ErrInvalid)
 	}
 	return nil

@@ -41,7 +41,7 @@ func (s *Store) SetFeedback(ctx context.Context, f *store.Feedback) error {
 		return invalid(op, "nil feedback")
 	case f.MessageID == "" || f.UserID == "":
 		return invalid(op, "message and user required")
-	case f.Rating != store.RatingUp && f.Rating != store.RatingDown:
+	case !f.Rating.Valid():
 		return invalid(op, "rating %q, want up or down", f.Rating)
 	}
 	now := s.clock()

@@ -95,7 +95,7 @@ func (s *Store) sweepSQLite(ctx context.Context, args []any) (int64, error) {
 			return nil
 		}
 		in := "(?" + strings.Repeat(", ?", len(ids)-1) + ")"
-		for _, child := range []string{"parley_feedback", "parley_messages", "parley_proposals"} {
+		for _, child := range threadChildren {
 			if _, err := q.ExecContext(ctx, `DELETE FROM `+child+` WHERE thread_id IN `+in, ids...); err != nil {
 				return err
 			}

@@ -19,6 +19,10 @@ const threadColumns = `id, owner_id, title, created_at, updated_at, archived_at,
 // writes (and AppendTurn clears).
 const threadSelect = threadColumns + `, last_seq, summary, summary_through`
 
+// threadChildren are the tables whose rows belong to a thread, deleted
+// before it: SQLite may run without foreign keys.
+var threadChildren = []string{"parley_feedback", "parley_messages", "parley_proposals"}
+
 func (s *Store) scanThread(row rowScanner) (store.Thread, error) {
 	var t store.Thread
 	err := row.Scan(&t.ID, &t.OwnerID, s.text(&t.Title), timeDest{&t.CreatedAt}, timeDest{&t.UpdatedAt},
@@ -215,7 +219,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 		// it, so the feedback, messages and proposals are deleted
 		// explicitly, in the same transaction.
 		err = s.write(ctx, func(q querier) error {
-			for _, child := range []string{"parley_feedback", "parley_messages", "parley_proposals"} {
+			for _, child := range threadChildren {
 				if _, err := q.ExecContext(ctx, `DELETE FROM `+child+` WHERE thread_id = ?`, id); err != nil {
 					return err
 				}
