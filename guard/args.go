@@ -26,10 +26,10 @@ func (g *Guard) CheckArgs(ctx context.Context, args json.RawMessage) Result {
 		return Result{Redacted: raw}
 	}
 	if len(raw) > g.maxBytes {
-		return g.check(ctx, raw, nil)
+		return g.check(ctx, raw, nil, false)
 	}
 	if !json.Valid(args) {
-		res := g.check(ctx, raw, nil)
+		res := g.check(ctx, raw, nil, false)
 		f := Finding{Detector: "guard/json", Category: InvalidJSON, Kind: KindInjection, Severity: Medium, Action: g.action(InvalidJSON, Medium), End: len(raw), Confidence: 1}
 		res.Findings = append([]Finding{f}, res.Findings...)
 		res.Action = max(res.Action, f.Action)
@@ -38,7 +38,7 @@ func (g *Guard) CheckArgs(ctx context.Context, args json.RawMessage) Result {
 	}
 	var a argsText
 	a.build(raw)
-	return g.check(ctx, a.text.String(), &a)
+	return g.check(ctx, a.text.String(), &a, false)
 }
 
 // argsText is the decoded strings, keys and numbers of a JSON document,

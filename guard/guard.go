@@ -126,17 +126,31 @@ type scratch struct {
 	st     scanState
 	raw    []rawFinding
 	decbuf []byte
-	budget int // decoded bytes left for this call
+	budget int  // decoded bytes left for this call
+	doc    bool // document mode: CheckDocument
 }
 
 // Check scans text and returns what to do with it. It never fails: a
 // detector error or panic, an input over MaxBytes, or a done ctx give a
 // Block result (fail closed), with the cause in Result.Cause.
 func (g *Guard) Check(ctx context.Context, text string) Result {
-	return g.check(ctx, text, nil)
+	return g.check(ctx, text, nil, false)
 }
 
-func (g *Guard) check(ctx context.Context, text string, args *argsText) (res Result) {
+// CheckDocument scans text that reaches the model as data rather than as
+// the user's words: a server-side tool's result, page context, a fetched
+// document. It looks for indirect injection, instructions planted in the
+// data for the model to follow, with thresholds of its own; personal data
+// is not a finding (the host's own records are full of it), and Redacted
+// is always text. Like Check it never fails: a detector error, a panic or
+// a done ctx give a Critical Block.
+//
+// Custom Detectors run in document mode too.
+func (g *Guard) CheckDocument(ctx context.Context, text string) Result {
+	return g.check(ctx, text, nil, true)
+}
+
+func (g *Guard) check(ctx context.Context, text string, args *argsText, doc bool) (res Result) {
 	full := text
 	if args != nil {
 		full = args.raw
@@ -156,6 +170,7 @@ func (g *Guard) check(ctx context.Context, text string, args *argsText) (res Res
 	sc := g.pool.Get().(*scratch)
 	defer g.pool.Put(sc)
 	sc.budget = maxDecodedBytes
+	sc.doc = doc
 	raw := g.scan(sc, text, 0, sc.raw[:0])
 	sc.raw = raw[:0]
 	var custom []Finding
@@ -249,7 +264,9 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 		b := n.bidi[0]
 		out = append(out, rawFinding{detector: "injection/bidi_controls", cat: HiddenText, kind: KindInjection, sev: sev, start: b[0], end: n.bidi[len(n.bidi)-1][1], conf: 1})
 	}
-	out = g.pii.scan(text, out)
+	if !sc.doc {
+		out = g.pii.scan(text, out)
+	}
 	if depth >= maxDecodeDepth {
 		return out
 	}
@@ -289,6 +306,7 @@ func (g *Guard) scanPayload(parent *scratch, payload string, s, e int, via strin
 	sub := g.pool.Get().(*scratch)
 	defer g.pool.Put(sub)
 	sub.budget = parent.budget
+	sub.doc = parent.doc
 	inner := g.scan(sub, payload, depth+1, sub.raw[:0])
 	parent.budget = sub.budget
 	sub.raw = inner[:0]
