@@ -68,7 +68,7 @@ type Guard struct {
 
 // builtin compiles the built-in rules once per process.
 var builtin = sync.OnceValues(func() (*injectionSet, error) {
-	return compileInjection(injectionRules, compactPhrases())
+	return compileInjection(injectionRules, compactPhrases(), true)
 })
 
 var builtinPII = sync.OnceValue(newPIIScanner)

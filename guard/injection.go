@@ -3,7 +3,10 @@ package guard
 import (
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ruleSpec is the source of one injection rule; see injection_rules.go.
@@ -31,6 +34,10 @@ type rule struct {
 	re      *regexp.Regexp
 	unless  *regexp.Regexp
 	bounded bool // re wraps the rule in boundary groups; submatch 1 is the match
+	// anch is re anchored at its start, tried at each occurrence of the
+	// rule's first literals (req set first); nil when the rule has none.
+	anch  *regexp.Regexp
+	first int32
 }
 
 // injectionSet is the compiled injection rules and their prefilters.
@@ -40,6 +47,7 @@ type injectionSet struct {
 	kwRule  []int32 // keyword id -> rule index
 	compact *matcher
 	phrases []compactPhrase
+	req     *reqIndex // literals each rule's regexp requires
 }
 
 const (
@@ -49,27 +57,80 @@ const (
 	reBound = `[^\pL\pN]`
 )
 
-// compileRuleSource expands the separators of a rule source and folds its
+// ruleSource expands the separators of a rule source and folds its
 // non-ASCII letters as the text is folded.
+func ruleSource(src string) string {
+	return foldPattern(strings.NewReplacer("…", reGap8, "~", reGap3, " ", reSep).Replace(src))
+}
+
+// compileRuleSource compiles a rule source; bounded wraps it in word
+// boundary groups, its match then being submatch 1.
 func compileRuleSource(src string, bounded bool) (*regexp.Regexp, error) {
-	s := strings.NewReplacer("…", reGap8, "~", reGap3, " ", reSep).Replace(src)
-	s = foldPattern(s)
+	s := ruleSource(src)
 	if bounded {
 		s = `(?:^|` + reBound + `)(` + s + `)(?:$|` + reBound + `)`
 	}
 	return regexp.Compile(s)
 }
 
-func compileInjection(specs []ruleSpec, phrases []compactPhrase) (*injectionSet, error) {
+// anchoredRule compiles the variant of a rule that matches only at the
+// start of its input, when every match starts with a literal of a known
+// set: the rule is then tried at each occurrence of those literals instead
+// of scanning a window from every position. It returns nil, nil when the
+// rule has no such set.
+func anchoredRule(src string, bounded bool) (*regexp.Regexp, litSet, error) {
+	s := ruleSource(src)
+	tree, err := syntax.Parse(s, syntax.Perl)
+	if err != nil {
+		return nil, nil, err
+	}
+	// A one-letter first literal ("i" of "i am") is still selective at word
+	// starts, which bounded rules need.
+	first := firstSet(tree)
+	if minLen(first) < 2 && !(bounded && minLen(first) == 1) {
+		return nil, nil, nil
+	}
+	if bounded {
+		s = `^(` + s + `)(?:$|` + reBound + `)`
+	} else {
+		s = `^(` + s + `)`
+	}
+	re, err := regexp.Compile(s)
+	return re, first, err
+}
+
+// compileInjection compiles the rules. Without fast, no rule is anchored
+// and no literal requirement is kept: every rule's regexp scans its keyword
+// windows, the reference the fast path is tested against.
+func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*injectionSet, error) {
 	set := &injectionSet{phrases: phrases}
 	var kws []string
+	var reqs [][]litSet
 	for i, sp := range specs {
 		bounded := !sp.raw && !sp.cjk
 		re, err := compileRuleSource(sp.re, bounded)
 		if err != nil {
 			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 		}
-		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded}
+		tree, err := syntax.Parse(re.String(), syntax.Perl)
+		if err != nil {
+			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
+		}
+		sets := usefulSets(requirements(tree))
+		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, first: -1}
+		anch, first, err := anchoredRule(sp.re, bounded)
+		if err != nil {
+			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
+		}
+		if !fast {
+			sets, anch = nil, nil
+		}
+		if anch != nil {
+			r.anch = anch
+			r.first = int32(len(sets))
+			sets = append(sets, first)
+		}
+		reqs = append(reqs, sets)
 		if sp.unless != "" {
 			if r.unless, err = regexp.Compile(sp.unless); err != nil {
 				return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
@@ -85,6 +146,13 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase) (*injectionSet,
 		}
 	}
 	set.kw = newMatcher(kws, false)
+	set.req = newReqIndex(reqs)
+	for i := range set.rules {
+		if r := &set.rules[i]; r.first >= 0 {
+			r.first = set.req.ruleSet[i][r.first]
+			set.req.starts[r.first] = true
+		}
+	}
 	texts := make([]string, len(phrases))
 	for i, p := range phrases {
 		texts[i] = p.text
@@ -111,6 +179,7 @@ type scanState struct {
 	found bitset // rules already reported for this text
 	last  []int32
 	wins  []window
+	req   reqState
 }
 
 // scan reports injection findings in n's views. Offsets are into the text
@@ -177,6 +246,7 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 		last[r] = int32(len(st.wins))
 		st.wins = append(st.wins, window{r, int32(s), int32(e)})
 	})
+	st.req.ready = false
 	for _, w := range st.wins {
 		i := int(w.rule)
 		if st.found.has(i) {
@@ -190,35 +260,84 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 		for we < len(b) && isWordish(b[we]) {
 			we++
 		}
-		r := &set.rules[i]
-		for pos := ws; pos < we; {
-			loc := r.re.FindSubmatchIndex(b[pos:we])
-			if loc == nil {
-				break
-			}
-			s, e := loc[0], loc[1]
-			if r.bounded {
-				s, e = loc[2], loc[3]
-			}
-			s, e = s+pos, e+pos
-			if r.unless != nil && r.unless.Match(b[s:e]) {
-				pos = s + 1
-				continue
-			}
-			if e <= s {
-				break
-			}
-			a, z := v.orig(s, e)
-			conf := 0.9
-			if via != "" {
-				conf = 0.8
-			}
-			out = append(out, rawFinding{detector: r.name, cat: r.cat, kind: KindInjection, sev: r.sev, start: a, end: z, conf: conf, via: via})
-			st.found.set(i)
-			break
+		if !st.req.ready {
+			set.req.find(b, &st.req)
 		}
+		if !set.req.allow(i, ws, we, &st.req) {
+			continue
+		}
+		r := &set.rules[i]
+		s, e, ok := set.match(i, b, ws, we, st)
+		if !ok {
+			continue
+		}
+		a, z := v.orig(s, e)
+		conf := 0.9
+		if via != "" {
+			conf = 0.8
+		}
+		out = append(out, rawFinding{detector: r.name, cat: r.cat, kind: KindInjection, sev: r.sev, start: a, end: z, conf: conf, via: via})
+		st.found.set(i)
 	}
 	return out
+}
+
+// anchorSpan bounds the text an anchored rule is tried on.
+const anchorSpan = 2 * winRadius
+
+// match finds the leftmost match of r in b[ws:we], or, for an anchored
+// rule, the first match starting at one of its first literals in [ws, we).
+func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e int, ok bool) {
+	r := &set.rules[i]
+	if r.anch != nil {
+		for _, p32 := range st.req.startsIn(r.first, ws, we) {
+			p := int(p32)
+			if r.bounded && p > 0 && wordBefore(b, p) {
+				continue
+			}
+			end := min(len(b), p+anchorSpan)
+			if !set.req.allow(i, p, end, &st.req) {
+				continue
+			}
+			loc := r.anch.FindSubmatchIndex(b[p:end])
+			if loc == nil || loc[3] <= loc[2] {
+				continue
+			}
+			s, e = p+loc[2], p+loc[3]
+			if r.unless != nil && r.unless.Match(b[s:e]) {
+				continue
+			}
+			return s, e, true
+		}
+		return 0, 0, false
+	}
+	for pos := ws; pos < we; {
+		loc := r.re.FindSubmatchIndex(b[pos:we])
+		if loc == nil {
+			return 0, 0, false
+		}
+		s, e := loc[0], loc[1]
+		if r.bounded {
+			s, e = loc[2], loc[3]
+		}
+		s, e = s+pos, e+pos
+		if r.unless != nil && r.unless.Match(b[s:e]) {
+			pos = s + 1
+			continue
+		}
+		if e <= s {
+			return 0, 0, false
+		}
+		return s, e, true
+	}
+	return 0, 0, false
+}
+
+// wordBefore reports whether b[:p] ends with a letter or a number, so that
+// a bounded rule cannot start at p (reBound is a non-letter, non-number).
+func wordBefore(b []byte, p int) bool {
+	r, _ := utf8.DecodeLastRune(b[:p])
+	return unicode.IsLetter(r) || unicode.Is(unicode.N, r)
 }
 
 // isWordish reports bytes that may be inside a word: ASCII letters and

@@ -1,0 +1,108 @@
+package guard_test
+
+import (
+	"context"
+	"slices"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/internal/guardlab"
+)
+
+// benignCorpus is the benign prose of the third-party corpus, or a skip.
+func benignCorpus(tb testing.TB) []string {
+	tb.Helper()
+	dir, err := guardlab.FindCorpus(".")
+	if err != nil {
+		tb.Skipf("skipping: %v", err)
+	}
+	all, err := guardlab.LoadCorpus(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, s := range all {
+		if !s.Attack {
+			out = append(out, s.Text)
+		}
+	}
+	return out
+}
+
+// BenchmarkCheckBenignCorpus scans every benign prompt and document of the
+// third-party corpus per op: real prose, not a repeated paragraph. cpu-MB/s
+// is process CPU time, which a shared machine does not inflate.
+func BenchmarkCheckBenignCorpus(b *testing.B) {
+	texts := benignCorpus(b)
+	benchTexts(b, texts, func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) })
+}
+
+// BenchmarkCheckDocumentBenignCorpus is the same in document mode.
+func BenchmarkCheckDocumentBenignCorpus(b *testing.B) {
+	texts := benignCorpus(b)
+	benchTexts(b, texts, func(g *guard.Guard, ctx context.Context, s string) { g.CheckDocument(ctx, s) })
+}
+
+// BenchmarkCheckBenignCorpus4K scans the benign corpus cut into 4 KiB
+// messages and reports the p99 latency of one message.
+func BenchmarkCheckBenignCorpus4K(b *testing.B) {
+	var all []byte
+	for _, t := range benignCorpus(b) {
+		all = append(all, t...)
+		all = append(all, '\n')
+	}
+	var msgs []string
+	for len(all) >= 4<<10 {
+		cut := 4 << 10
+		for cut > 3<<10 && all[cut]&0xC0 == 0x80 {
+			cut--
+		}
+		msgs = append(msgs, string(all[:cut]))
+		all = all[cut:]
+	}
+	benchTexts(b, msgs, func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) })
+}
+
+func benchTexts(b *testing.B, texts []string, check func(*guard.Guard, context.Context, string)) {
+	g, err := guard.New(guard.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	total := 0
+	for _, t := range texts {
+		total += len(t)
+		check(g, ctx, t) // warm
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	lat := make([]time.Duration, 0, len(texts)*8)
+	cpu0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		for _, t := range texts {
+			t0 := time.Now()
+			check(g, ctx, t)
+			lat = append(lat, time.Since(t0))
+		}
+		n++
+	}
+	cpu := cpuTime() - cpu0
+	if n == 0 {
+		return
+	}
+	slices.Sort(lat)
+	perOp := cpu.Seconds() / float64(n)
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs/msg")
+	b.ReportMetric(float64(total)/perOp/1e6, "cpu-MB/s")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
