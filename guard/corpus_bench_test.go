@@ -8,17 +8,17 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/guard"
-	"github.com/parleyhq/parley/internal/guardlab"
+	"github.com/parleyhq/parley/internal/guardcorpus"
 )
 
 // benignCorpus is the benign prose of the third-party corpus, or a skip.
 func benignCorpus(tb testing.TB) []string {
 	tb.Helper()
-	dir, err := guardlab.FindCorpus(".")
+	dir, err := guardcorpus.FindCorpus(".")
 	if err != nil {
 		tb.Skipf("skipping: %v", err)
 	}
-	all, err := guardlab.LoadCorpus(dir)
+	all, err := guardcorpus.LoadCorpus(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}

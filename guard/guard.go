@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/parleyhq/parley/internal/guardmodel"
 )
 
 // DefaultMaxBytes is the input size limit when Config.MaxBytes is zero.
@@ -34,6 +36,10 @@ type Config struct {
 	// MaxBytes is the largest input scanned; a larger one is blocked with
 	// a TooLarge finding. Zero means DefaultMaxBytes.
 	MaxBytes int
+	// RulesOnly turns the learned layer off, leaving the rules: for
+	// comparison, or where an operator wants only findings a rule can
+	// explain.
+	RulesOnly bool
 }
 
 // Detector is a custom detector. Detect returns findings with Start and End
@@ -62,6 +68,7 @@ type Guard struct {
 	detectors []Detector
 	maxBytes  int
 	inj       *injectionSet
+	model     *guardmodel.Model // nil with Config.RulesOnly
 	pii       *piiScanner
 	pool      sync.Pool
 }
@@ -84,6 +91,11 @@ func New(cfg Config) (*Guard, error) {
 		maxBytes: cfg.MaxBytes,
 		inj:      inj,
 		pii:      builtinPII(),
+	}
+	if !cfg.RulesOnly {
+		if g.model, err = builtinModel(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		}
 	}
 	if g.maxBytes == 0 {
 		g.maxBytes = DefaultMaxBytes
@@ -128,6 +140,7 @@ type scratch struct {
 	decbuf []byte
 	budget int  // decoded bytes left for this call
 	doc    bool // document mode: CheckDocument
+	ms     guardmodel.Scratch
 }
 
 // Check scans text and returns what to do with it. It never fails: a
@@ -242,6 +255,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 	n.normalize(text)
 	if !g.allowlisted(n.main.b) {
 		out = g.inj.scan(n, &sc.st, out)
+		out = g.learned(sc, out)
 	}
 	// Hidden text: tag characters (except emoji flags) and bidi controls.
 	var tagRuns []tagRun

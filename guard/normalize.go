@@ -247,9 +247,14 @@ func (n *normalizer) derive() {
 		l := c
 		if m := leetMap[c]; m != 0 {
 			// Symbols only count inside a word, so "$5" and "hi!" stay.
-			if c >= '0' && c <= '9' || (i > 0 && isAlnum(b[i-1])) && i+1 < len(b) && isAlnum(b[i+1]) {
+			// Digits always map, but only one next to a letter ("1gn0re",
+			// not "2024") makes the view worth scanning.
+			digit := c >= '0' && c <= '9'
+			if digit || (i > 0 && isAlnum(b[i-1])) && i+1 < len(b) && isAlnum(b[i+1]) {
 				l = m
-				n.leetOK = true
+				if !digit || i > 0 && isLetter(b[i-1]) || i+1 < len(b) && isLetter(b[i+1]) {
+					n.leetOK = true
+				}
 			}
 		}
 		n.leet = append(n.leet, l)

