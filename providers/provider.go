@@ -65,12 +65,18 @@ type ToolDef struct {
 // Request is one completion request. The System prompt is sent first,
 // followed by Messages.
 type Request struct {
-	Model       string    // empty: the provider's default
-	System      string    // system prompt; empty: none
-	Messages    []Message //
-	Tools       []ToolDef // empty: no tools offered
-	MaxTokens   int       // 0: provider default
-	Temperature *float64  // nil: provider default
+	Model  string // empty: the provider's default
+	System string // system prompt; empty: none
+	// SystemStable is how many leading bytes of System are the same across
+	// turns and users (persona, rules, operator instructions), ahead of the
+	// volatile sections (the user's tools, page context, time). Providers
+	// with explicit prompt caching put their cache breakpoint there. 0
+	// means unknown: System is treated as one piece.
+	SystemStable int
+	Messages     []Message //
+	Tools        []ToolDef // empty: no tools offered
+	MaxTokens    int       // 0: provider default
+	Temperature  *float64  // nil: provider default
 }
 
 // EventKind discriminates Event.
@@ -106,16 +112,27 @@ type Event struct {
 	Finish   FinishReason
 }
 
-// Usage counts the tokens of one model call.
+// Usage counts the tokens of one model call. InputTokens counts the whole
+// prompt; the cache fields say how much of it the provider's prompt cache
+// served or stored.
 type Usage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
-	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"` // of InputTokens, read from the cache
+	// CacheWriteInputTokens, of InputTokens, were written to the cache
+	// (Anthropic bills them at a premium); 0 where a provider caches
+	// implicitly.
+	CacheWriteInputTokens int64 `json:"cache_write_input_tokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{u.InputTokens + v.InputTokens, u.OutputTokens + v.OutputTokens, u.CachedInputTokens + v.CachedInputTokens}
+	return Usage{
+		InputTokens:           u.InputTokens + v.InputTokens,
+		OutputTokens:          u.OutputTokens + v.OutputTokens,
+		CachedInputTokens:     u.CachedInputTokens + v.CachedInputTokens,
+		CacheWriteInputTokens: u.CacheWriteInputTokens + v.CacheWriteInputTokens,
+	}
 }
 
 // Total is input plus output tokens.
