@@ -19,6 +19,9 @@ type ruleSpec struct {
 	unless string // a match containing this is not reported
 	raw    bool   // no word-boundary check (markup rules)
 	cjk    bool   // no word-boundary check (scripts without spaces)
+	// lineStart: a match starts the text, a line, or a sentence (after
+	// '.', '!', '?' or '"' and a space).
+	lineStart bool
 }
 
 type compactPhrase struct {
@@ -34,10 +37,12 @@ type rule struct {
 	re      *regexp.Regexp
 	unless  *regexp.Regexp
 	bounded bool // re wraps the rule in boundary groups; submatch 1 is the match
-	// anch is re anchored at its start, tried at each occurrence of the
-	// rule's first literals (req set first); nil when the rule has none.
-	anch  *regexp.Regexp
-	first int32
+	// anch holds re anchored at its start, one per branch of a top-level
+	// alternation, each tried at the occurrences of its first literals
+	// (req set first[k]); empty when the rule has no such literals.
+	anch      []*regexp.Regexp
+	first     []int32
+	lineStart bool
 }
 
 // injectionSet is the compiled injection rules and their prefilters.
@@ -76,27 +81,43 @@ func compileRuleSource(src string, bounded bool) (*regexp.Regexp, error) {
 // anchoredRule compiles the variant of a rule that matches only at the
 // start of its input, when every match starts with a literal of a known
 // set: the rule is then tried at each occurrence of those literals instead
-// of scanning a window from every position. It returns nil, nil when the
-// rule has no such set.
-func anchoredRule(src string, bounded bool) (*regexp.Regexp, litSet, error) {
+// of scanning a window from every position. A rule that is an alternation
+// is split into its branches, each with its own literals, so an attempt
+// runs only the branches that can start there. It returns nothing when a
+// branch has no such set.
+func anchoredRule(src string, bounded bool) ([]*regexp.Regexp, []litSet, error) {
 	s := ruleSource(src)
 	tree, err := syntax.Parse(s, syntax.Perl)
 	if err != nil {
 		return nil, nil, err
 	}
-	// A one-letter first literal ("i" of "i am") is still selective at word
-	// starts, which bounded rules need.
-	first := firstSet(tree)
-	if minLen(first) < 2 && !(bounded && minLen(first) == 1) {
-		return nil, nil, nil
+	branches := []*syntax.Regexp{tree}
+	if tree.Op == syntax.OpAlternate {
+		branches = tree.Sub
 	}
-	if bounded {
-		s = `^(` + s + `)(?:$|` + reBound + `)`
-	} else {
-		s = `^(` + s + `)`
+	var res []*regexp.Regexp
+	var firsts []litSet
+	for _, br := range branches {
+		// A one-letter first literal ("i" of "i am") is still selective
+		// at word starts, which bounded rules need.
+		first := firstSet(br)
+		if minLen(first) < 2 && !(bounded && minLen(first) == 1) {
+			return nil, nil, nil
+		}
+		src := br.String()
+		if bounded {
+			src = `^(` + src + `)(?:$|` + reBound + `)`
+		} else {
+			src = `^(` + src + `)`
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return nil, nil, err
+		}
+		res = append(res, re)
+		firsts = append(firsts, first)
 	}
-	re, err := regexp.Compile(s)
-	return re, first, err
+	return res, firsts, nil
 }
 
 // compileInjection compiles the rules. Without fast, no rule is anchored
@@ -108,7 +129,11 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 	var reqs [][]litSet
 	for i, sp := range specs {
 		bounded := !sp.raw && !sp.cjk
-		re, err := compileRuleSource(sp.re, bounded)
+		src := sp.re
+		if sp.lineStart {
+			src = `(?:^|\n|[.!?"] )` + src
+		}
+		re, err := compileRuleSource(src, bounded)
 		if err != nil {
 			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 		}
@@ -117,18 +142,18 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 		}
 		sets := usefulSets(requirements(tree))
-		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, first: -1}
-		anch, first, err := anchoredRule(sp.re, bounded)
+		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lineStart: sp.lineStart}
+		anch, firsts, err := anchoredRule(sp.re, bounded)
 		if err != nil {
 			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 		}
 		if !fast {
 			sets, anch = nil, nil
 		}
-		if anch != nil {
-			r.anch = anch
-			r.first = int32(len(sets))
-			sets = append(sets, first)
+		r.anch = anch
+		for _, f := range firsts[:len(anch)] {
+			r.first = append(r.first, int32(len(sets)))
+			sets = append(sets, f)
 		}
 		reqs = append(reqs, sets)
 		if sp.unless != "" {
@@ -148,9 +173,15 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 	set.kw = newMatcher(kws, false)
 	set.req = newReqIndex(reqs)
 	for i := range set.rules {
-		if r := &set.rules[i]; r.first >= 0 {
-			r.first = set.req.ruleSet[i][r.first]
-			set.req.starts[r.first] = true
+		r := &set.rules[i]
+		for k, local := range r.first {
+			r.first[k] = set.req.ruleSet[i][local]
+			set.req.starts[r.first[k]] = true
+		}
+		// The branches' first sets are for anchoring: a match needs only
+		// one branch's, not all of them.
+		if len(r.first) > 1 {
+			set.req.ruleSet[i] = set.req.ruleSet[i][:len(set.req.ruleSet[i])-len(r.first)]
 		}
 	}
 	texts := make([]string, len(phrases))
@@ -289,27 +320,36 @@ const anchorSpan = 2 * winRadius
 // rule, the first match starting at one of its first literals in [ws, we).
 func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e int, ok bool) {
 	r := &set.rules[i]
-	if r.anch != nil {
-		for _, p32 := range st.req.startsIn(r.first, ws, we) {
-			p := int(p32)
-			if r.bounded && p > 0 && wordBefore(b, p) {
-				continue
+	if len(r.anch) > 0 {
+		found := false
+		for k, re := range r.anch {
+			// A branch is tried after an earlier one matched only if it
+			// can start before that match.
+			if found {
+				we = min(we, s)
 			}
-			end := min(len(b), p+anchorSpan)
-			if !set.req.allow(i, p, end, &st.req) {
-				continue
+			for _, p32 := range st.req.startsIn(r.first[k], ws, we) {
+				p := int(p32)
+				if r.bounded && p > 0 && wordBefore(b, p) || r.lineStart && !lineStartAt(b, p) {
+					continue
+				}
+				end := min(len(b), p+anchorSpan)
+				if !set.req.allow(i, p, end, &st.req) {
+					continue
+				}
+				loc := re.FindSubmatchIndex(b[p:end])
+				if loc == nil || loc[3] <= loc[2] {
+					continue
+				}
+				ms, me := p+loc[2], p+loc[3]
+				if r.unless != nil && r.unless.Match(b[ms:me]) {
+					continue
+				}
+				s, e, found = ms, me, true
+				break
 			}
-			loc := r.anch.FindSubmatchIndex(b[p:end])
-			if loc == nil || loc[3] <= loc[2] {
-				continue
-			}
-			s, e = p+loc[2], p+loc[3]
-			if r.unless != nil && r.unless.Match(b[s:e]) {
-				continue
-			}
-			return s, e, true
 		}
-		return 0, 0, false
+		return s, e, found
 	}
 	for pos := ws; pos < we; {
 		loc := r.re.FindSubmatchIndex(b[pos:we])
@@ -331,6 +371,19 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 		return s, e, true
 	}
 	return 0, 0, false
+}
+
+// lineStartAt reports whether p starts the text, a line or a sentence, as
+// the lead of a lineStart rule requires.
+func lineStartAt(b []byte, p int) bool {
+	switch {
+	case p == 0 || b[p-1] == '\n':
+		return true
+	case p >= 2 && b[p-1] == ' ':
+		c := b[p-2]
+		return c == '.' || c == '!' || c == '?' || c == '"'
+	}
+	return false
 }
 
 // wordBefore reports whether b[:p] ends with a letter or a number, so that

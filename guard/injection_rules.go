@@ -158,9 +158,9 @@ var injectionRules = []ruleSpec{
 		re: `(?:^|\n)#{1,6} ?(?:system|new system|system prompt|system message|system instructions?|new instructions?|admin|admin instructions?|developer|developer instructions?|override|hidden instructions?) ?(?::|\n|$)`,
 	},
 	{
-		name: "injection/fake-turn", cat: DelimiterInjection, sev: High, raw: true,
+		name: "injection/fake-turn", cat: DelimiterInjection, sev: High, raw: true, lineStart: true,
 		kw: []string{"system", "admin", "developer", "root", "sudo", "assistant", "operator"},
-		re: `(?:^|\n|[.!?"] )(?:system|admin|administrator|developer|root|sudo|operator)(?: (?:message|prompt|note|override|instruction|instructions|update|alert|notice|command))? ?: ?(?:ignore|disregard|forget|override|you (?:are|must|will|should|now)|new|from now on|reveal|the user|all|do not|don'?t|stop|always|never|print|output|respond|answer|follow|obey|execute|run|call|send|unlock|enable|activate|disable|grant)`,
+		re: `(?:system|admin|administrator|developer|root|sudo|operator)(?: (?:message|prompt|note|override|instruction|instructions|update|alert|notice|command))? ?: ?(?:ignore|disregard|forget|override|you (?:are|must|will|should|now)|new|from now on|reveal|the user|all|do not|don'?t|stop|always|never|print|output|respond|answer|follow|obey|execute|run|call|send|unlock|enable|activate|disable|grant)`,
 	},
 	{
 		name: "injection/end-of-prompt", cat: DelimiterInjection, sev: Medium,
