@@ -20,10 +20,12 @@ import (
 // credentials; set at least APIKey and Model for OpenAI itself.
 type Config struct {
 	// BaseURL is the API root, ending in /v1 for most servers; "" means
-	// OpenAIBaseURL. See the *BaseURL constants and AzureBaseURL.
+	// OpenAIBaseURL. Requests go to BaseURL + "/chat/completions". See the
+	// *Config presets, which set it and whatever else a server needs.
 	BaseURL string
 	// APIKey is sent as "Authorization: Bearer <key>"; "" sends no
-	// credentials (local Ollama, vLLM, LM Studio).
+	// credentials (local Ollama, vLLM, LM Studio). A server that wants its
+	// key in another header (Azure's api-key) takes it in Headers instead.
 	APIKey string
 	// Model is used when Request.Model is empty.
 	Model string
@@ -37,11 +39,15 @@ type Config struct {
 	// has delivered tokens.
 	MaxRetries int
 	// Headers are added to every request (OpenRouter's HTTP-Referer and
-	// X-Title, an Azure api-key, a gateway's routing header).
+	// X-OpenRouter-Title, an Azure api-key, a gateway's routing header).
 	Headers map[string]string
+	// Query parameters are added to the URL of every request (Azure's
+	// api-version). A query written into BaseURL is lost when the request
+	// path is joined to it, so it goes here.
+	Query map[string]string
 	// ExtraBody sets top-level JSON fields of every request body, for server
 	// extensions (vLLM's chat_template_kwargs, OpenRouter's provider, Ollama's
-	// options). A key replaces the field Parley would have sent.
+	// reasoning_effort). A key replaces the field Parley would have sent.
 	ExtraBody map[string]any
 	// LegacyMaxTokens sends Request.MaxTokens as max_tokens instead of
 	// max_completion_tokens, for servers that predate the newer field.
@@ -78,6 +84,9 @@ func New(cfg Config) *Provider {
 	}
 	for k, v := range cfg.Headers {
 		opts = append(opts, option.WithHeader(k, v))
+	}
+	for k, v := range cfg.Query {
+		opts = append(opts, option.WithQuery(k, v))
 	}
 	for k, v := range cfg.ExtraBody {
 		opts = append(opts, option.WithJSONSet(sjsonKey(k), v))
