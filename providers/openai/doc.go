@@ -3,10 +3,27 @@
 // LM Studio and the many gateways that copy it. It uses
 // github.com/openai/openai-go/v3 and always streams.
 //
-//	p := openai.New(openai.Config{
-//		BaseURL: openai.OllamaBaseURL,
-//		Model:   "llama3.2",
-//	})
+//	p := openai.New(openai.OllamaConfig("qwen3:8b"))
+//
+// # Servers
+//
+// Each server has a preset returning the Config it needs, whose fields can
+// then be changed (HTTPClient, a remote host in BaseURL, a key):
+//
+//   - OpenAIConfig(model, key): api.openai.com, bearer key.
+//   - AzureConfig(resource, deployment, key): an Azure resource's v1
+//     endpoint, .../openai/v1, bearer key, the deployment as the model.
+//   - AzureDeploymentConfig(resource, deployment, apiVersion, key): the
+//     deployment-scoped endpoint, .../openai/deployments/{deployment}, with
+//     ?api-version= (Config.Query) and the key in the api-key header.
+//   - VLLMConfig(model): localhost:8000, the served model name; a key only
+//     with vllm serve --api-key.
+//   - OllamaConfig(model): localhost:11434, a pulled model such as
+//     "qwen3:8b", no key, max_tokens.
+//   - OpenRouterConfig(model, key): openrouter.ai/api, "vendor/model",
+//     bearer key; attribution headers go in Config.Headers.
+//   - LMStudioConfig(model): localhost:1234, the model's identifier, no
+//     key, max_tokens.
 //
 // # Requests
 //
@@ -20,8 +37,11 @@
 // # Events
 //
 // Content deltas become TextDelta events. A reasoning_content or reasoning
-// field in a delta, which OpenAI leaves out but DeepSeek, vLLM, Ollama and
-// OpenRouter send, becomes ReasoningDelta. Tool-call deltas are assembled by
+// field in a delta, which OpenAI leaves out but DeepSeek, vLLM, Ollama,
+// LM Studio and OpenRouter send, becomes ReasoningDelta. SSE comments
+// (OpenRouter's ": OPENROUTER PROCESSING") yield nothing, nor does a chunk
+// without choices or usage (Azure's opening prompt_filter_results), nor any
+// choice after the finish reason. Tool-call deltas are assembled by
 // index and each complete call is emitted as one ToolCallEvent, in index
 // order, when the finish reason arrives; then one UsageEvent (when the
 // server reported usage) and one FinishEvent, always last.

@@ -14,8 +14,8 @@ import (
 )
 
 // reasoningFields are the non-standard delta fields servers use for visible
-// reasoning: reasoning_content (DeepSeek, vLLM, LM Studio) and reasoning
-// (OpenRouter, Ollama).
+// reasoning: reasoning_content (DeepSeek, LM Studio, older vLLM) and
+// reasoning (vLLM, Ollama, OpenRouter).
 var reasoningFields = [...]string{"reasoning_content", "reasoning"}
 
 // streamState turns chunks into events.
