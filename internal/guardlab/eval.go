@@ -106,13 +106,32 @@ func ModelVerdict(m *guardmodel.Model) Verdict {
 	}
 }
 
+// LOSO is the outcome of a leave-one-source-out run: for every sample of a
+// left-out group, its margin over the Medium threshold of its mode under a
+// model trained without its group, and the other detector's verdict.
+type LOSO struct {
+	Samples []guardcorpus.Sample
+	Margin  []float32 // score - Medium threshold; >= 0 is flagged
+	Also    []bool
+}
+
+// Report is the scorecard when a sample is flagged at margin >= shift,
+// or, with also, when the other detector flags it.
+func (l *LOSO) Report(shift float32, also bool) *Report {
+	k := 0
+	return Evaluate(l.Samples, func(guardcorpus.Sample) bool {
+		f := l.Margin[k] >= shift || also && l.Also[k]
+		k++
+		return f
+	})
+}
+
 // LeaveOneOut trains one model per source group without that group and
 // scores the group with it: the honest estimate of how the layer does on
-// attacks and prose from a source it never saw. It returns the model's
-// scorecard alone and together with also (the rules, say): a sample then
-// counts as flagged when either flags it. A non-empty only limits the
-// groups left out.
-func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, also Verdict, progress func(group string)) (alone, combined *Report) {
+// attacks and prose from a source it never saw. also is the other
+// detector (the rules) the model is combined with. A non-empty only
+// limits the groups left out.
+func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, also Verdict, progress func(group string)) *LOSO {
 	groups := map[string]bool{}
 	for _, s := range samples {
 		if g := Group(s.Source); g != guardcorpus.OwnHeldOutSource && (len(only) == 0 || slices.Contains(only, g)) {
@@ -124,40 +143,27 @@ func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, a
 		keys = append(keys, g)
 	}
 	slices.Sort(keys)
-	var held []guardcorpus.Sample
-	verdicts := map[int][2]bool{}
 	feats := Featurize(samples)
+	out := &LOSO{}
+	var sc guardmodel.Scratch
 	for _, g := range keys {
 		if progress != nil {
 			progress(g)
 		}
-		var test []int
-		for i, s := range samples {
-			if Group(s.Source) == g {
-				test = append(test, i)
+		m := feats.Train(cfg, g)
+		for _, s := range samples {
+			if Group(s.Source) != g {
+				continue
 			}
-		}
-		v := ModelVerdict(feats.Train(cfg, g))
-		for _, i := range test {
-			m := v(samples[i])
-			verdicts[i] = [2]bool{m, m || also(samples[i])}
-		}
-	}
-	for i := range samples {
-		if _, ok := verdicts[i]; ok {
-			held = append(held, samples[i])
+			z, _, _ := m.Score([]byte(guard.Normalize(s.Text).Text), &sc)
+			t := m.User.Medium
+			if s.Document {
+				t = m.Doc.Medium
+			}
+			out.Samples = append(out.Samples, s)
+			out.Margin = append(out.Margin, z-t)
+			out.Also = append(out.Also, also(s))
 		}
 	}
-	// Evaluate calls the verdict once per sample, in order.
-	var flags [][2]bool
-	for i := range samples {
-		if f, ok := verdicts[i]; ok {
-			flags = append(flags, f)
-		}
-	}
-	report := func(j int) *Report {
-		k := 0
-		return Evaluate(held, func(guardcorpus.Sample) bool { f := flags[k][j]; k++; return f })
-	}
-	return report(0), report(1)
+	return out
 }
