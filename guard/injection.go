@@ -48,8 +48,8 @@ type rule struct {
 // injectionSet is the compiled injection rules and their prefilters.
 type injectionSet struct {
 	rules   []rule
-	kw      *matcher
-	kwRule  []int32 // keyword id -> rule index
+	kw      *matcher // the rules' keywords, then req's literals
+	kwRule  []int32  // keyword id -> rule index
 	compact *matcher
 	phrases []compactPhrase
 	req     *reqIndex // literals each rule's regexp requires
@@ -170,8 +170,9 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 			set.kwRule = append(set.kwRule, int32(i))
 		}
 	}
-	set.kw = newMatcher(kws, false)
 	set.req = newReqIndex(reqs)
+	// One automaton pass finds the keywords and the literals.
+	set.kw = newMatcher(append(kws, set.req.lits...), false)
 	for i := range set.rules {
 		r := &set.rules[i]
 		for k, local := range r.first {
@@ -264,7 +265,13 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 		last[i] = -1
 	}
 	st.wins = st.wins[:0]
+	nkw := len(set.kwRule)
+	set.req.reset(&st.req)
 	set.kw.each(b, func(id, start int) {
+		if id >= nkw {
+			set.req.record(&st.req, id-nkw, start)
+			return
+		}
 		r := set.kwRule[id]
 		if st.found.has(int(r)) {
 			return
@@ -277,7 +284,7 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 		last[r] = int32(len(st.wins))
 		st.wins = append(st.wins, window{r, int32(s), int32(e)})
 	})
-	st.req.ready = false
+	set.req.finish(&st.req)
 	for _, w := range st.wins {
 		i := int(w.rule)
 		if st.found.has(i) {
@@ -290,9 +297,6 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 		}
 		for we < len(b) && isWordish(b[we]) {
 			we++
-		}
-		if !st.req.ready {
-			set.req.find(b, &st.req)
 		}
 		if !set.req.allow(i, ws, we, &st.req) {
 			continue

@@ -200,6 +200,7 @@ func usefulSets(sets []litSet) []litSet {
 // reqIndex is the compiled requirements of every rule.
 type reqIndex struct {
 	m       *matcher
+	lits    []string  // literal id -> literal
 	litSets [][]int32 // literal id -> set ids holding it
 	ruleSet [][]int32 // rule -> set ids it requires
 	nsets   int
@@ -228,6 +229,7 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 		}
 	}
 	ix.m = newMatcher(lits, false)
+	ix.lits = lits
 	ix.starts = make([]bool, ix.nsets)
 	return ix
 }
@@ -242,6 +244,13 @@ type reqState struct {
 
 // find records the occurrences in b.
 func (ix *reqIndex) find(b []byte, st *reqState) {
+	ix.reset(st)
+	ix.m.each(b, func(id, start int) { ix.record(st, id, start) })
+	ix.finish(st)
+}
+
+// reset empties st for a new view.
+func (ix *reqIndex) reset(st *reqState) {
 	if cap(st.ends) < ix.nsets {
 		st.ends = make([][]int32, ix.nsets)
 	}
@@ -253,17 +262,24 @@ func (ix *reqIndex) find(b []byte, st *reqState) {
 		st.ends[i] = st.ends[i][:0]
 		st.starts[i] = st.starts[i][:0]
 	}
-	ix.m.each(b, func(id, start int) {
-		end := int32(start) + ix.m.lens[id]
-		for _, s := range ix.litSets[id] {
-			if e := st.ends[s]; len(e) == 0 || e[len(e)-1] != end {
-				st.ends[s] = append(e, end)
-			}
-			if ix.starts[s] {
-				st.starts[s] = append(st.starts[s], int32(start))
-			}
+}
+
+// record notes an occurrence of literal id at start. Occurrences come in
+// the order of their ends.
+func (ix *reqIndex) record(st *reqState, id, start int) {
+	end := int32(start + len(ix.lits[id]))
+	for _, s := range ix.litSets[id] {
+		if e := st.ends[s]; len(e) == 0 || e[len(e)-1] != end {
+			st.ends[s] = append(e, end)
 		}
-	})
+		if ix.starts[s] {
+			st.starts[s] = append(st.starts[s], int32(start))
+		}
+	}
+}
+
+// finish sorts the start offsets and marks st ready.
+func (ix *reqIndex) finish(st *reqState) {
 	for s, keep := range ix.starts {
 		if !keep {
 			continue
