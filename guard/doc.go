@@ -27,12 +27,26 @@
 // the Latin letter they imitate; combining marks removed; whitespace
 // collapsed. Two more views catch spelling tricks: a leetspeak view
 // ("1gn0r3" reads "ignore") and a compact view of letters only ("i g n o r
-// e" and "i.g.n.o.r.e" read "ignore"). Base64, hex and percent-encoded runs
-// of 16 or more characters that decode to text are scanned again, two
-// levels deep and 64 KiB per call at most. [Normalize] exposes the views.
+// e" and "i.g.n.o.r.e" read "ignore"). [Normalize] exposes the views.
 //
-// Tag characters (outside emoji flag sequences) and bidi embedding,
-// override and isolate controls are findings in themselves ([HiddenText]).
+// Text hidden in an encoding or a spelling is decoded and scanned again;
+// its injection findings are one severity higher, cover the whole run and
+// name the scheme in Via: base64, base32, hex and percent-encoded runs of
+// 16 or more characters; ascii85 (<~ ~> blocks, and bare tokens of 20 or
+// more characters); uuencode (a begin line, or full "M" lines); Morse code
+// (8 or more dots and dashes); braille (8 or more cells, Grade 1); 4 or
+// more NATO alphabet words; ROT13, atbash and reversed clauses, looked at
+// only when the common English words of the transform ("gur", "gsv",
+// "eht" for "the") clearly outnumber the plain ones, so that English never
+// pays for them. Only what decodes to text is scanned, two levels deep and
+// 64 KiB per call at most.
+//
+// Tag characters (outside emoji flag sequences), bidi embedding, override
+// and isolate controls, and runs of 4 or more variation selectors or
+// invisible operators (U+2061–U+2064) are findings in themselves
+// ([HiddenText]); the bytes selectors carry (one per byte, "emoji
+// smuggling") and operators carry (as bits) are decoded and scanned too. A
+// single variation selector, as in an emoji's presentation, is no finding.
 //
 // # Injection
 //

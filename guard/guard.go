@@ -288,15 +288,24 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 		out = g.scanPayload(sc, string(t.text), t.start, t.end, "tags", depth, out)
 	}
 	findEncodedRuns(text, func(r encodedRun) {
-		if sc.budget <= 0 || overlapsPII(out, r.start, r.end) {
+		hidden := hiddenVia(r.via)
+		if !hidden && (sc.budget <= 0 || overlapsPII(out, r.start, r.end)) {
 			return
 		}
 		dec, ok := decodeRun(sc.decbuf[:0], text, r)
 		sc.decbuf = dec[:0]
-		if !ok {
+		if hidden {
+			// A carrier run is a finding whether or not it decodes.
+			sev := Medium
+			if ok {
+				sev = High
+			}
+			out = append(out, rawFinding{detector: carrierDetector(r.via), cat: HiddenText, kind: KindInjection, sev: sev, start: r.start, end: r.end, conf: 1, via: r.via})
+		}
+		if !ok || sc.budget <= 0 {
 			return
 		}
-		sc.budget -= len(dec)
+		sc.budget -= max(len(dec), minDecodeCost)
 		out = g.scanPayload(sc, string(dec), r.start, r.end, r.via, depth, out)
 	})
 	return out
@@ -333,7 +342,7 @@ func (g *Guard) scanPayload(parent *scratch, payload string, s, e int, via strin
 		}
 		out = append(out, f)
 	}
-	if injected >= Medium && via != "tags" {
+	if injected >= Medium && !hiddenVia(via) {
 		out = append(out, rawFinding{detector: "injection/encoded", cat: EncodedPayload, kind: KindInjection, sev: injected, start: s, end: e, conf: 0.9, via: via})
 	}
 	return out
