@@ -1,8 +1,9 @@
 // Package guardmodel is the guard's learned layer: a linear classifier over
 // hashed features of the guard's normalized text, scored over windows.
 //
-// Features are character 3-, 4- and 5-grams of the normalized bytes, and
-// word unigrams and bigrams. Character n-grams carry a word's evidence
+// Features are character 3-, 4- and 5-grams of the normalized bytes, two-
+// and three-character grams in scripts of three-byte characters (Chinese,
+// Japanese, Korean), and word unigrams and bigrams. Character n-grams carry a word's evidence
 // through a typo ("everthing" shares most of its grams with "everything"),
 // an inflection or a compound, and work in scripts without spaces; words
 // and word pairs carry phrasing. The normalized view (case folded, look-
@@ -32,6 +33,8 @@ const (
 	saltGram5  = 0x510e527f
 	saltWord   = 0x9b05688c
 	saltBigram = 0x1f83d9ab
+	saltRune2  = 0x5be0cd19
+	saltRune3  = 0xcbbb9d5d
 )
 
 const (
@@ -57,6 +60,31 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
+// wideGrams returns the hashes of the two- and three-rune grams starting at
+// b[i], for scripts of three-byte runes (Chinese, Japanese, Korean, ...),
+// where a byte 5-gram is less than two characters and a word is a whole
+// sentence. n is how many of the two are valid (0, 1 or 2).
+func wideGrams(b []byte, i int) (h2, h3 uint32, n int) {
+	h := uint32(fnvOffset)
+	j := i
+	for k := 0; k < 3; k++ {
+		if j+3 > len(b) || b[j] < 0xE0 || b[j] >= 0xF0 {
+			return
+		}
+		h = (h ^ uint32(b[j])) * fnvPrime
+		h = (h ^ uint32(b[j+1])) * fnvPrime
+		h = (h ^ uint32(b[j+2])) * fnvPrime
+		j += 3
+		switch k {
+		case 1:
+			h2, n = mix(h, saltRune2), 1
+		case 2:
+			h3, n = mix(h, saltRune3), 2
+		}
+	}
+	return
+}
+
 // Walk calls fn(pos, h) for every feature of the normalized text b, in
 // order of pos, the byte offset the feature starts at; h is the feature's
 // 32-bit hash (its bucket is h >> (32-bits), its sign h & 1). It is the
@@ -79,6 +107,15 @@ func Walk(b []byte, fn func(pos int, h uint32)) {
 				fn(i, mix(bits.RotateLeft32(prevWord, 7)^h, saltBigram))
 			}
 			prevWord, havePrev = h, true
+		}
+		if b[i] >= 0xE0 {
+			h2, h3, n := wideGrams(b, i)
+			if n > 0 {
+				fn(i, h2)
+			}
+			if n > 1 {
+				fn(i, h3)
+			}
 		}
 		if i+3 > len(b) {
 			continue

@@ -165,6 +165,15 @@ func (m *Model) prefix(b []byte, sum, cnt []int32) {
 			}
 			prevWord, havePrev = h, true
 		}
+		if c >= 0xE0 {
+			h2, h3, n := wideGrams(b, i)
+			if n > 0 {
+				add(h2)
+			}
+			if n > 1 {
+				add(h3)
+			}
+		}
 		if i+3 > len(b) {
 			continue
 		}
