@@ -111,7 +111,7 @@ func (t *turn) screen(ctx context.Context, scan bool, prior []store.Message) {
 	if scan {
 		t.in.verdict = t.e.checkInput(ctx, t.in.text)
 	}
-	t.in.pageContext = t.e.checkPageContext(ctx, t.req.PageContext)
+	t.in.pageContext, t.in.pageScan, t.in.page = t.e.checkContext(ctx, t.req.PageContext)
 	if !t.blocked() {
 		t.ground(ctx)
 	}

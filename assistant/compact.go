@@ -179,7 +179,17 @@ func (t *turn) shrinkToolResults(ss []stretch) []stretch {
 }
 
 // compactResult is the short stand-in for an old tool result: its facts.
+// A withheld notice stays as it is; a fenced result gives no facts, so
+// nothing of its data leaves the fence.
 func compactResult(content string) string {
+	switch _, s := screenedForm(content); s {
+	case screenWithhold:
+		return content
+	case screenFence:
+		b, _ := json.Marshal(map[string]any{"ok": resultOK(content), "compacted": true, "untrusted": true,
+			"note": "An older result that a security check fenced as untrusted data, removed. Call the tool again if you need the data."})
+		return string(b)
+	}
 	f := extractFacts(content)
 	if f == "" {
 		f = plainLine(content, 200)

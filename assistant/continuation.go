@@ -241,11 +241,14 @@ func (t *turn) runToolResults(ctx context.Context, emit func(blocks.Block)) {
 		} else {
 			r = t.clientResult(ctx, c, t.req.ToolResults[i].Output)
 		}
-		t.answerCall(ctx, c, r, 0, "client", "", emit)
+		// A client's output is data too: answer scans it as a document.
+		t.answerCall(ctx, c, r, 0, "client", "", i >= 0, emit)
 	}
 }
 
-// clientResult wraps a client's output as a tool result, after the guard.
+// clientResult wraps a client's output as a tool result, after the guard:
+// CheckArgs here for personal data and injection, as for arguments; answer
+// then scans the result as a document, like a server-side tool's.
 func (t *turn) clientResult(ctx context.Context, c providers.ToolCall, out json.RawMessage) tools.Result {
 	if t.e.guard != nil {
 		g := t.e.guard.CheckArgs(ctx, out)
@@ -439,15 +442,16 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
 		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
 	}
-	t.answerCall(ctx, c, r, d, "chat", approval, emit)
+	t.answerCall(ctx, c, r, d, "chat", approval, approval == approvalUser, emit)
 }
 
 // answerCall records a call that an earlier turn left waiting and its
 // result: blocks for the user, both halves for the model, an audit row.
-func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, emit func(blocks.Block)) {
+// data says the result is the tool's (see answer).
+func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, data bool, emit func(blocks.Block)) {
 	t.out.callIDs[c.ID] = true
 	t.out.called("", []providers.ToolCall{c})
-	t.answer(ctx, c, r, d, transport, approval, true, emit)
+	t.answer(ctx, c, r, d, transport, approval, true, data, emit)
 }
 
 // reportDecision ends a decision turn that may not call the model (the user

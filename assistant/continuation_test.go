@@ -141,7 +141,7 @@ func TestInvalidFormIsAnErrorTheModelCanFix(t *testing.T) {
 // ---------------------------------------------------------------------------
 // Client-side tools (B8)
 
-func clientHarness(t *testing.T, p *fake.Provider) (*harness, *atomic.Int64) {
+func clientHarness(t *testing.T, p *fake.Provider, mod ...func(*assistant.Config)) (*harness, *atomic.Int64) {
 	var ran atomic.Int64
 	loc := tools.Must(tools.New(tools.Spec{Name: "get_location", Description: "The browser's location.", Category: "weather", ClientSide: true},
 		func(context.Context, tools.Call, struct {
@@ -150,9 +150,9 @@ func clientHarness(t *testing.T, p *fake.Provider) (*harness, *atomic.Int64) {
 			ran.Add(1)
 			return tools.OK("server ran a client tool", nil), nil
 		}))
-	h := newHarness(t, p, func(c *assistant.Config) {
+	h := newHarness(t, p, append([]func(*assistant.Config){func(c *assistant.Config) {
 		c.Tools, _ = tools.NewSet(loc, onlyWeather(c.Tools))
-	})
+	}}, mod...)...)
 	return h, &ran
 }
 

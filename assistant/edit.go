@@ -121,7 +121,10 @@ func (t *turn) changesMade(prior []store.Message, superseded map[string]bool) []
 				var r struct {
 					Summary string `json:"summary"`
 				}
-				_ = json.Unmarshal([]byte(pm.Content), &r)
+				if _, s := screenedForm(pm.Content); s == screenPass {
+					// A screened result's summary stays out of the system prompt.
+					_ = json.Unmarshal([]byte(pm.Content), &r)
+				}
 				out = append(out, change{tool: name, summary: plainLine(r.Summary, maxSummaryBytes), at: m.UpdatedAt})
 			}
 		}

@@ -13,10 +13,20 @@ import (
 	"github.com/parleyhq/parley/tools"
 )
 
-// Audit event kinds of the guard.
+// Audit event kinds of the guard. Data never holds the scanned text.
 const (
 	AuditGuardInput    = "guard.input"     // a user message with a High or Critical finding
-	AuditGuardToolArgs = "guard.tool_args" // tool arguments with a High or Critical finding
+	AuditGuardToolArgs = "guard.tool_args" // tool arguments (or a client's output) with a High or Critical finding
+	// AuditGuardToolResult is a tool result (or a client-side tool's
+	// output) withheld from the model with a High or Critical finding;
+	// Data {"tool", "call_id", "severity", "action", "categories",
+	// "source"?: "client"}. See untrusted.go.
+	AuditGuardToolResult = "guard.tool_result"
+	// AuditGuardContext is page context or a grounded entity's text
+	// withheld from the model with a High or Critical finding; Data
+	// {"source": "page_context"|"entity", "type"?, "id"?, "severity",
+	// "action", "categories"}.
+	AuditGuardContext = "guard.context"
 )
 
 // rejectionPrompt is what the model sees instead of a blocked message: the
@@ -29,7 +39,9 @@ const rejectionPrompt = "The user's last message was withheld by a security filt
 type input struct {
 	text        string       // the message, the form answers or a decision note
 	verdict     guard.Result // the guard's verdict on text; Redacted is what is stored
-	pageContext string       // the page context as the model may see it
+	pageContext string       // the page context as the model may see it; "" when withheld
+	pageScan    guard.Result // the document scan of the page context, for the audit
+	page        screening    // how the page context reaches the model
 }
 
 // checkInput runs the input guard on a user message. Nothing here reaches
@@ -154,19 +166,26 @@ func (a *actor) checkArgs(ctx context.Context, c providers.ToolCall) (shown json
 // guard redacted and that cannot be shown.
 var withheldArgs = json.RawMessage(`{"_withheld":"the arguments were removed by the security filter"}`)
 
-// checkPageContext scans the page context like a message: a block drops it,
-// a redaction keeps the redacted text.
-func (e *Engine) checkPageContext(ctx context.Context, pc string) string {
-	if e.guard == nil || pc == "" {
-		return pc
+// checkContext screens page context, or a grounded entity's text, on its
+// way to the model. Instructions planted in it are judged by the document
+// scan (see untrusted.go): it returns that scan's result and what it calls
+// for, and "" when the text is withheld. Personal data is handled as in a
+// message: the text the model may see is the message scan's Redacted, so
+// a credential or a card number on the page does not reach the model; that
+// scan's own injection verdict is not used, except that its failure
+// withholds the text too.
+func (e *Engine) checkContext(ctx context.Context, text string) (string, guard.Result, screening) {
+	if e.guard == nil || text == "" {
+		return text, guard.Result{Redacted: text}, screenPass
 	}
-	r := e.checkInput(ctx, pc)
-	switch {
-	case r.Action >= guard.Block:
-		e.cfg.Logger.Info("assistant: page context withheld by the guard", "categories", r.Categories())
-		return ""
-	case r.Action >= guard.Redact:
-		return r.Redacted
+	r, s := e.scanDocument(ctx, text)
+	if s == screenWithhold {
+		e.cfg.Logger.Info("assistant: context withheld by the guard", "categories", r.Categories())
+		return "", r, s
 	}
-	return pc
+	p := e.checkInput(ctx, text)
+	if scanFailed(p) {
+		return "", p, screenWithhold
+	}
+	return p.Redacted, r, s
 }

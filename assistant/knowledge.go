@@ -59,8 +59,14 @@ func callKey(name string, args json.RawMessage) string {
 }
 
 // learn records the result of a call, replacing what an identical call
-// taught before. Failed results teach nothing.
+// taught before. Failed results teach nothing. A withheld or fenced result
+// (see untrusted.go) teaches nothing either, and makes what the same call
+// taught before stale: it is never answered from the gate.
 func (k *knowledge) learn(key, content string, at time.Time, pinned bool) {
+	if _, s := screenedForm(content); s != screenPass {
+		k.drop(key)
+		return
+	}
 	if !resultOK(content) {
 		return
 	}
@@ -228,12 +234,14 @@ func (t *turn) lastChange(ctx context.Context) time.Time {
 	return t.know.change
 }
 
-// resultOK reports whether a tool message says the call succeeded.
+// resultOK reports whether a tool message says the call succeeded; for a
+// fenced result, whether the result inside it does.
 func resultOK(content string) bool {
+	inner, _ := screenedForm(content)
 	var r struct {
 		OK bool `json:"ok"`
 	}
-	return json.Unmarshal([]byte(content), &r) == nil && r.OK
+	return json.Unmarshal([]byte(inner), &r) == nil && r.OK
 }
 
 // extractFacts reduces a tool message ({"ok","summary","data"} JSON) to one

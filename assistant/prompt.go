@@ -113,9 +113,19 @@ func (t *turn) systemPrompt() string {
 		b.WriteString("\n\n## This page\n")
 		b.WriteString(t.e.fill(ins))
 	}
-	if pc := strings.TrimSpace(t.in.pageContext); pc != "" && !t.blocked() {
+	switch pc := strings.TrimSpace(t.in.pageContext); {
+	case t.blocked():
+	case t.in.page == screenWithhold:
+		b.WriteString("\n\n## Page context\n")
+		b.WriteString(withheldContext(t.in.pageScan, "The page context"))
+	case pc != "":
 		// Angle brackets are escaped so the text cannot close its section.
-		b.WriteString("\n\n## Page context (from the application, untrusted)\n<page_context>\n")
+		b.WriteString("\n\n## Page context (from the application, untrusted)\n")
+		if t.in.page == screenFence {
+			b.WriteString(fencedContext)
+			b.WriteByte('\n')
+		}
+		b.WriteString("<page_context>\n")
 		b.WriteString(untrustedEscaper.Replace(truncate(pc, cfg.MaxPageContextBytes)))
 		b.WriteString("\n</page_context>")
 	}

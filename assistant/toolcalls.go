@@ -34,18 +34,29 @@ func isPlan(p plan) func(call) bool { return func(c call) bool { return c.plan =
 
 // answer is the one path of a tool outcome: the result block the user sees
 // (and the tool's own UI block), the result the model reads, cut to the
-// connection's budget, and the audit row.
-func (t *turn) answer(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, audit bool, emit func(blocks.Block)) {
+// connection's budget and, when it is a tool's data (data: the tool ran,
+// or a client or the knowledge gate answered for it), screened as a
+// document, and the audit row. The model messages, and so the replay and
+// the knowledge accumulator, keep the screened form.
+func (t *turn) answer(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, audit, data bool, emit func(blocks.Block)) {
 	emit(resultBlock(c, r))
 	if r.UI != nil {
 		emit(*r.UI)
 	}
-	content := clampResult(tools.MarshalForModel(r), t.conn.resultBudget())
-	t.out.answered(c.ID, string(content))
+	budget := t.conn.resultBudget()
+	content := string(clampResult(tools.MarshalForModel(r), budget))
+	if data {
+		source := ""
+		if transport == "client" {
+			source = "client"
+		}
+		content = t.screenResult(ctx, c, content, source, budget)
+	}
+	t.out.answered(c.ID, content)
 	switch {
 	case transport == knownTransport || isMetaTool(c.Name):
 	case t.readOnly(c.Name):
-		t.know.learn(callKey(c.Name, c.Args), string(content), t.e.cfg.Now(), true)
+		t.know.learn(callKey(c.Name, c.Args), content, t.e.cfg.Now(), true)
 	case r.OK || approval != "":
 		t.know.forget() // a change ran, or may have
 	}
@@ -289,7 +300,10 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		if round[i].plan == planKnown {
 			transport = knownTransport
 		}
-		t.answer(ctx, c, r, round[i].took, transport, approval, !isMetaTool(c.Name), emit)
+		// What a tool produced (a run, a failed dry run, the gate's earlier
+		// answer) is data; the Engine's own refusals and meta-tools are not.
+		data := round[i].plan == planRun || round[i].plan == planKnown || round[i].plan == planPropose
+		t.answer(ctx, c, r, round[i].took, transport, approval, !isMetaTool(c.Name), data, emit)
 		if round[i].plan == planRun {
 			ran = true
 			allTerminal = allTerminal && round[i].target.spec.Terminal && r.OK

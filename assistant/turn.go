@@ -307,6 +307,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
+	t.auditContext(ctx)
 	firstKept := false
 	keep := func(b blocks.Block) {
 		if !firstKept { // keep runs on the worker goroutine only
