@@ -46,6 +46,20 @@
 // thread waits on. With more tools than Config.LazyToolThreshold, the model
 // loads them by category with search_tools.
 //
+// Tool results, client-side tool outputs, page context and entity text are
+// data, and may carry instructions a third party planted for the model
+// (indirect injection). The guard scans them as documents
+// (guard.CheckDocument) before the model reads them. A High finding, a
+// Block or a guard failure withholds them: the model reads a notice instead,
+// for a tool result {"ok", "withheld", "tool", "categories", "hint"}, and
+// the event is audited (AuditGuardToolResult, AuditGuardContext). A Medium
+// finding fences them: the model reads them after a line saying they are
+// untrusted data whose instructions are not to be followed, inside
+// <untrusted_data tool="name"> ... </untrusted_data> for a tool result, with
+// angle brackets escaped. The stored model messages keep that form, so later
+// turns never replay the planted text; the user's tool_result block keeps
+// the tool's summary. Config.DisableGuard turns this off with the rest.
+//
 // # Errors
 //
 // Failures are one type, *Error, whose Code is safe to show and whose cause
