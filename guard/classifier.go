@@ -3,6 +3,7 @@ package guard
 import (
 	_ "embed"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/parleyhq/parley/internal/guardmodel"
@@ -32,8 +33,13 @@ var familyCategory = [guardmodel.NumFamilies]Category{
 }
 
 // learned adds the learned layer's finding on the main view, if its best
-// window reaches the mode's Medium threshold: severity by threshold, category
-// by the model's family head, span the window's.
+// window reaches the mode's Medium threshold. Alone it is Medium: it warns,
+// keeps the message out of later history, fences a document. It is High
+// (blocks a message, withholds a document) only past the High threshold
+// and when a rule found an injection in the same text: a statistical
+// score on text nobody here has seen is not, by itself, reason enough to
+// refuse it. Its category is the model's family head's, its span the
+// window's.
 func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	m := g.model
 	if m == nil {
@@ -45,14 +51,12 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	if sc.doc {
 		t = m.Doc
 	}
-	var sev Severity
-	switch {
-	case z >= t.High:
-		sev = High
-	case z >= t.Medium:
-		sev = Medium
-	default:
+	if z < t.Medium {
 		return out
+	}
+	sev := Severity(Medium)
+	if z >= t.High && slices.ContainsFunc(out, func(f rawFinding) bool { return f.kind == KindInjection }) {
+		sev = High
 	}
 	a, end := sc.n.main.orig(s, e)
 	conf := 1 / (1 + math.Exp(-float64(z-t.Medium)))

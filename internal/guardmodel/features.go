@@ -85,13 +85,39 @@ func wideGrams(b []byte, i int) (h2, h3 uint32, n int) {
 	return
 }
 
+// maxPeriod is the longest period periodic recognizes: "[system]" and
+// "ignore " repeated are caught, a repeated sentence is not.
+const maxPeriod = 8
+
+// periodic reports whether the bytes from b[i] repeat those p bytes
+// earlier, for a period p up to maxPeriod: the grams at i are then the grams at i-p
+// again. A run of one character ("xxxx", "====") or a repeated short
+// pattern would otherwise add the same features once per byte and outvote
+// everything else in its window.
+func periodic(b []byte, i int) bool {
+	n := min(6, len(b)-i)
+	for p := 1; p <= maxPeriod; p++ {
+		if i < p {
+			return false
+		}
+		k := 0
+		for k < n && b[i+k] == b[i-p+k] {
+			k++
+		}
+		if k == n {
+			return true
+		}
+	}
+	return false
+}
+
 // Walk calls fn(pos, h) for every feature of the normalized text b, in
 // order of pos, the byte offset the feature starts at; h is the feature's
 // 32-bit hash (its bucket is h >> (32-bits), its sign h & 1). It is the
 // reference the scorer's inlined loop is tested against, and what training
 // uses.
 func Walk(b []byte, fn func(pos int, h uint32)) {
-	var prevWord uint32
+	var prevWord, prevBigram uint32
 	havePrev := false
 	for i := 0; i < len(b); i++ {
 		if isWordByte(b[i]) && (i == 0 || !isWordByte(b[i-1])) {
@@ -102,11 +128,21 @@ func Walk(b []byte, fn func(pos int, h uint32)) {
 					h = (h ^ uint32(b[j])) * fnvPrime
 				}
 			}
-			fn(i, mix(h, saltWord))
+			// A word or pair repeated back to back counts once.
+			if !havePrev || h != prevWord {
+				fn(i, mix(h, saltWord))
+			}
 			if havePrev {
-				fn(i, mix(bits.RotateLeft32(prevWord, 7)^h, saltBigram))
+				bg := mix(bits.RotateLeft32(prevWord, 7)^h, saltBigram)
+				if bg != prevBigram {
+					fn(i, bg)
+				}
+				prevBigram = bg
 			}
 			prevWord, havePrev = h, true
+		}
+		if periodic(b, i) {
+			continue
 		}
 		if b[i] >= 0xE0 {
 			h2, h3, n := wideGrams(b, i)

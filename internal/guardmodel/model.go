@@ -141,7 +141,7 @@ func (m *Model) prefix(b []byte, sum, cnt []int32) {
 	const shift = 32 - Bits
 	w := m.W[:1<<Bits]
 	var acc, k int32
-	var prevWord uint32
+	var prevWord, prevBigram uint32
 	havePrev := false
 	add := func(h uint32) {
 		v := int32(w[h>>shift])
@@ -159,11 +159,20 @@ func (m *Model) prefix(b []byte, sum, cnt []int32) {
 					h = (h ^ uint32(b[j])) * fnvPrime
 				}
 			}
-			add(mix(h, saltWord))
+			if !havePrev || h != prevWord {
+				add(mix(h, saltWord))
+			}
 			if havePrev {
-				add(mix(rotl7(prevWord)^h, saltBigram))
+				bg := mix(rotl7(prevWord)^h, saltBigram)
+				if bg != prevBigram {
+					add(bg)
+				}
+				prevBigram = bg
 			}
 			prevWord, havePrev = h, true
+		}
+		if periodic(b, i) {
+			continue
 		}
 		if c >= 0xE0 {
 			h2, h3, n := wideGrams(b, i)

@@ -86,6 +86,26 @@ func TestScoreMatchesWalk(t *testing.T) {
 		}
 		checkScore(t, m, b)
 	}
+	for _, p := range []string{"x", "ab", "abc", "=-", "中", "ignore "} {
+		checkScore(t, m, bytes.Repeat([]byte(p), 700))
+	}
+}
+
+// TestRepetitionCountsOnce checks that a long run of one pattern adds about
+// as many features as a short one: repeated bytes must not outvote a
+// window.
+func TestRepetitionCountsOnce(t *testing.T) {
+	count := func(b []byte) int {
+		n := 0
+		Walk(b, func(int, uint32) { n++ })
+		return n
+	}
+	for _, p := range []string{"x", "ab", "abc", "xyz1", "abcdef", "中", "ha ", "ignore ", "== ", "[system]"} {
+		short, long := count(bytes.Repeat([]byte(p), 4)), count(bytes.Repeat([]byte(p), 1000))
+		if long > short+8 {
+			t.Errorf("%q x1000 has %d features, x4 has %d", p, long, short)
+		}
+	}
 }
 
 func FuzzScore(f *testing.F) {
