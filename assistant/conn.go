@@ -36,9 +36,15 @@ func (e *Engine) conn() *conn {
 		retries: c.ModelRetries, retryWait: c.ModelRetryWait}
 }
 
-// request is a model call of this connection.
+// request is a model call of this connection. The system prompt's stable
+// part, the same for every user and turn, ends with the scope boundary: a
+// provider with prompt caching puts its breakpoint there.
 func (c *conn) request(system string, msgs []providers.Message) *providers.Request {
-	return &providers.Request{Model: c.model, System: system, Messages: msgs, MaxTokens: c.maxOutput}
+	stable := 0
+	if i := strings.Index(system, scopeBoundary); i >= 0 {
+		stable = i + len(scopeBoundary)
+	}
+	return &providers.Request{Model: c.model, System: system, SystemStable: stable, Messages: msgs, MaxTokens: c.maxOutput}
 }
 
 // resultBudget is how many bytes of one tool result the model reads: an

@@ -200,6 +200,16 @@ func TestSystemPromptPrefixIsStableAcrossTurns(t *testing.T) {
 			t.Errorf("turn %d: the system prompt's first %d bytes changed", i+2, len(prefix))
 		}
 	}
+	// The provider is told where the part shared by every user ends.
+	for i, req := range reqs {
+		if req.SystemStable <= 0 || !strings.Contains(req.System[:req.SystemStable], "## Scope") ||
+			req.System[:req.SystemStable] != first[:reqs[0].SystemStable] {
+			t.Errorf("request %d: SystemStable %d does not end the shared stable part", i+1, req.SystemStable)
+		}
+	}
+	if strings.Contains(first[:reqs[0].SystemStable], "get_weather") {
+		t.Error("the user's tool list sits inside the part shared by every user")
+	}
 	last := reqs[len(reqs)-1].System
 	if strings.Index(last, "Earlier: hi.") < len(prefix) || strings.Index(last, "## Waiting for the user's decision") < len(prefix) {
 		t.Error("a volatile section sits inside the stable prefix")
