@@ -51,6 +51,7 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	if sc.doc {
 		t = m.Doc
 	}
+	z -= g.shift
 	if z < t.Medium {
 		return out
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -40,6 +41,12 @@ type Config struct {
 	// comparison, or where an operator wants only findings a rule can
 	// explain.
 	RulesOnly bool
+	// LearnedShift raises (or, negative, lowers) the learned layer's
+	// thresholds, in logits: 1 trades about a tenth of its catches for
+	// about half of its false positives on text unlike its training data
+	// (BENCHMARKS.md has the measured trade-off). Zero is the shipped
+	// calibration.
+	LearnedShift float64
 }
 
 // Detector is a custom detector. Detect returns findings with Start and End
@@ -69,6 +76,7 @@ type Guard struct {
 	maxBytes  int
 	inj       *injectionSet
 	model     *guardmodel.Model // nil with Config.RulesOnly
+	shift     float32           // Config.LearnedShift
 	pii       *piiScanner
 	pool      sync.Pool
 }
@@ -92,6 +100,10 @@ func New(cfg Config) (*Guard, error) {
 		inj:      inj,
 		pii:      builtinPII(),
 	}
+	if math.IsNaN(cfg.LearnedShift) || math.IsInf(cfg.LearnedShift, 0) {
+		return nil, fmt.Errorf("%w: LearnedShift %v", ErrInvalidConfig, cfg.LearnedShift)
+	}
+	g.shift = float32(cfg.LearnedShift)
 	if !cfg.RulesOnly {
 		if g.model, err = builtinModel(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)

@@ -106,8 +106,10 @@ type Finding struct {
 	// "card" before a card number) raise it.
 	Confidence float64
 	// Via names the view the match was made in when it was not the plain
-	// normalized text: "compact", "leet", "tags", "base64", "hex",
-	// "percent"; "" otherwise.
+	// normalized text: "compact", "leet", "tags", "base64", "base32",
+	// "hex", "percent", "ascii85", "uuencode", "rot13", "atbash",
+	// "reversed", "morse", "braille", "nato", "variation_selectors",
+	// "invisible_operators"; "" otherwise.
 	Via string
 }
 

@@ -23,6 +23,11 @@ type TrainConfig struct {
 	// sample, at which the Medium threshold of each mode is set; High is
 	// set at a tenth of it.
 	FPUser, FPDoc float64
+	// Shift is added to both thresholds: the out-of-fold scores come from
+	// the sources trained on, and text from an unseen source scores higher
+	// (guardeval -loso measures by how much; its trade-off table is in
+	// shifts from these thresholds).
+	Shift float64
 	// Folds is the number of folds of the out-of-fold calibration.
 	Folds int
 	// L2 is the weight decay of the weights a step touches.
@@ -34,7 +39,7 @@ type TrainConfig struct {
 }
 
 // DefaultTrainConfig is the configuration of the shipped model.
-var DefaultTrainConfig = TrainConfig{Epochs: 6, Seed: 20261124, Rate: 0.2, FPUser: 0.004, FPDoc: 0.01, Folds: 4, L2: 1e-4, HardNegative: 4}
+var DefaultTrainConfig = TrainConfig{Epochs: 6, Seed: 20261124, Rate: 0.2, FPUser: 0.004, FPDoc: 0.01, Shift: 0.5, Folds: 4, L2: 1e-4, HardNegative: 4}
 
 // example is one sample's features, ready for training.
 type example struct {
@@ -186,8 +191,8 @@ func (f *Featurized) Train(cfg TrainConfig, without string) *guardmodel.Model {
 	}
 	wg.Wait()
 	m := final.model()
-	m.User = calibrate(exs, oof, false, cfg.FPUser)
-	m.Doc = calibrate(exs, oof, true, cfg.FPDoc)
+	m.User = calibrate(exs, oof, false, cfg.FPUser, cfg.Shift)
+	m.Doc = calibrate(exs, oof, true, cfg.FPDoc, cfg.Shift)
 	return m
 }
 
@@ -399,8 +404,9 @@ func quantize(w []float32, q []int16) float32 {
 
 // calibrate sets a mode's thresholds from the out-of-fold scores of the
 // benign samples of that mode (documents for doc, the rest otherwise):
-// Medium at the score that a share fp of them exceed, High at fp/10.
-func calibrate(exs []*example, oof [][]float64, doc bool, fp float64) guardmodel.Thresholds {
+// Medium at the score that a share fp of them exceed, High at fp/10, each
+// raised by shift.
+func calibrate(exs []*example, oof [][]float64, doc bool, fp, shift float64) guardmodel.Thresholds {
 	var scores []float64
 	for i, ex := range exs {
 		if !ex.attack && ex.doc == doc && len(oof[i]) == 1 {
@@ -414,7 +420,7 @@ func calibrate(exs []*example, oof [][]float64, doc bool, fp float64) guardmodel
 		}
 		k := int(math.Floor(float64(len(scores)) * (1 - rate)))
 		k = min(max(k, 0), len(scores)-1)
-		return float32(scores[k]) + 1e-3
+		return float32(scores[k] + shift + 1e-3)
 	}
 	return guardmodel.Thresholds{Medium: at(fp), High: at(fp / 10)}
 }
