@@ -127,3 +127,24 @@ func FuzzFastScanAgrees(f *testing.F) {
 		checkFastAgrees(t, fast, ref, text)
 	})
 }
+
+// TestRulesCompile compiles every rule's expressions, which the guard
+// otherwise compiles on first use.
+func TestRulesCompile(t *testing.T) {
+	fast, ref := referenceSets(t)
+	for _, set := range []*injectionSet{fast, ref} {
+		for _, r := range set.rules {
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Errorf("rule %s: %v", r.name, p)
+					}
+				}()
+				r.re.get()
+				for _, a := range r.anch {
+					a.get()
+				}
+			}()
+		}
+	}
+}
