@@ -22,6 +22,7 @@
 package guardmodel
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 )
@@ -95,6 +96,19 @@ const maxPeriod = 8
 // pattern would otherwise add the same features once per byte and outvote
 // everything else in its window.
 func periodic(b []byte, i int) bool {
+	if i >= maxPeriod && i+8 <= len(b) {
+		// Eight bytes before i and eight from i, as words: the six bytes
+		// from i-p are w1<<8p | w0>>(64-8p).
+		w0 := binary.LittleEndian.Uint64(b[i-8:])
+		w1 := binary.LittleEndian.Uint64(b[i:])
+		const six = 1<<48 - 1
+		for p := uint(1); p <= maxPeriod; p++ {
+			if (w1^(w1<<(8*p)|w0>>(64-8*p)))&six == 0 {
+				return true
+			}
+		}
+		return false
+	}
 	n := min(6, len(b)-i)
 	for p := 1; p <= maxPeriod; p++ {
 		if i < p {

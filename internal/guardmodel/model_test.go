@@ -159,3 +159,25 @@ func BenchmarkScore(b *testing.B) {
 		m.Score(text, &sc)
 	}
 }
+
+// slowPeriodic is periodic's definition, byte by byte.
+func slowPeriodic(b []byte, i int) bool {
+	n := min(6, len(b)-i)
+	for p := 1; p <= maxPeriod && p <= i; p++ {
+		if bytes.Equal(b[i:i+n], b[i-p:i-p+n]) {
+			return true
+		}
+	}
+	return false
+}
+
+func FuzzPeriodic(f *testing.F) {
+	f.Add([]byte("abcabcabcabcabcabc xxxxxxxxxxxx ignore ignore ignore [system][system][system]"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := range b {
+			if got, want := periodic(b, i), slowPeriodic(b, i); got != want {
+				t.Fatalf("periodic(%q, %d) = %v, want %v", b, i, got, want)
+			}
+		}
+	})
+}
