@@ -77,6 +77,11 @@ type Request struct {
 	Tools        []ToolDef // empty: no tools offered
 	MaxTokens    int       // 0: provider default
 	Temperature  *float64  // nil: provider default
+	TopP         *float64  // nucleus sampling; nil: provider default
+	// ReasoningEffort asks a reasoning model to think less or more: none,
+	// minimal, low, medium, high, xhigh or max; "": the provider's
+	// default. A provider without such a setting ignores it.
+	ReasoningEffort string
 }
 
 // EventKind discriminates Event.

@@ -38,6 +38,8 @@
 // does not keep the signed thinking blocks the API wants replayed within a
 // tool loop, so a request continuing one (its last assistant message made
 // tool calls) is sent without thinking, as the API allows.
+// Request.ReasoningEffort and Request.TopP are ignored: thinking is set by
+// Config, and top_p is not sent.
 //
 // # Events
 //

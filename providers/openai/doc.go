@@ -31,7 +31,9 @@
 // one (an assistant message's ToolCalls become its tool_calls, a tool
 // message's ToolCallID its tool_call_id); Tools become function tools with
 // their JSON Schema as parameters; MaxTokens is sent as
-// max_completion_tokens (max_tokens with Config.LegacyMaxTokens).
+// max_completion_tokens (max_tokens with Config.LegacyMaxTokens);
+// Temperature and TopP as temperature and top_p when set, and
+// ReasoningEffort as reasoning_effort only when not empty.
 // stream_options.include_usage is always set so the stream ends with usage.
 //
 // # Events

@@ -227,6 +227,28 @@ func TestConfigReachesTheWire(t *testing.T) {
 	}
 }
 
+func TestSamplingAndReasoningEffortReachTheWireOnlyWhenSet(t *testing.T) {
+	p, mock := start(t, openai.Config{Model: "m"}, openaimock.Text("ok"), openaimock.Text("ok"))
+	req := hello()
+	temp, topP := 0.3, 0.9
+	req.Temperature, req.TopP, req.ReasoningEffort = &temp, &topP, "low"
+	if o := run(t, p, req); o.err != nil {
+		t.Fatal(o.err)
+	}
+	if o := run(t, p, hello()); o.err != nil {
+		t.Fatal(o.err)
+	}
+	set, unset := mock.Requests()[0], mock.Requests()[1]
+	if string(set.Fields["temperature"]) != "0.3" || string(set.Fields["top_p"]) != "0.9" || string(set.Fields["reasoning_effort"]) != `"low"` {
+		t.Errorf("set: %s", set.Raw)
+	}
+	for _, k := range []string{"temperature", "top_p", "reasoning_effort"} {
+		if _, ok := unset.Fields[k]; ok {
+			t.Errorf("unset request sent %s: %s", k, unset.Raw)
+		}
+	}
+}
+
 func TestNoAPIKeySendsNoAuthorization(t *testing.T) {
 	p, mock := start(t, openai.Config{}, openaimock.Text("ok"))
 	if o := run(t, p, hello()); o.err != nil {

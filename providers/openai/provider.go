@@ -188,6 +188,12 @@ func (p *Provider) params(req *providers.Request) (oai.ChatCompletionNewParams, 
 	if req.Temperature != nil {
 		params.Temperature = param.NewOpt(*req.Temperature)
 	}
+	if req.TopP != nil {
+		params.TopP = param.NewOpt(*req.TopP)
+	}
+	if req.ReasoningEffort != "" {
+		params.ReasoningEffort = shared.ReasoningEffort(req.ReasoningEffort)
+	}
 	return params, nil
 }
 
