@@ -16,10 +16,10 @@ import (
 	"github.com/parleyhq/parley/tools"
 )
 
-// Config configures an Engine. Provider, Authorizer and Store are required;
-// every other zero value is a documented default.
+// Config configures an Engine. Provider (or Connections), Authorizer and
+// Store are required; every other zero value is a documented default.
 type Config struct {
-	Provider   providers.Provider // required: the model
+	Provider   providers.Provider // required unless Connections: the model
 	Authorizer Authorizer         // required: every gate asks it
 	Store      store.Store        // required: threads and messages
 	Tools      tools.Registry     // nil: no tools
@@ -41,6 +41,18 @@ type Config struct {
 	// result the model reads is cut to an eighth of it, at about four
 	// bytes a token, trimming the largest arrays first.
 	ContextWindow int
+
+	// Connections are named model connections users may choose from, each
+	// with its own provider, allowed models and completion settings (see
+	// Request.Model, Engine.Models). With Connections, Provider, Model and
+	// Connection must be left unset, and ContextWindow and MaxOutputTokens
+	// are the defaults of a connection that sets none. Without them,
+	// Provider, Model, Connection, ContextWindow and MaxOutputTokens are
+	// the one connection, which allows only Model and no settings.
+	Connections []Connection
+	// DefaultConnection names the connection used when a request and the
+	// user's preference name none; "": the first.
+	DefaultConnection string
 
 	// ModelRetries bounds how often a model call that failed before its
 	// first event (a 429, a 5xx, a connection error) is tried again
@@ -155,8 +167,8 @@ type Config struct {
 	// Quota. Each is optional; nil or zero disables it.
 	Ledger      quota.Ledger      // per-user token budgets: a turn reserves an estimate first
 	SpendLedger quota.SpendLedger // rolling-window spend on this Engine's model connection
-	SpendCap    quota.SpendCap    // the cap SpendLedger enforces per user on Connection
-	Connection  string            // the model connection's name in spend keys ("": "default")
+	SpendCap    quota.SpendCap    // the cap SpendLedger enforces per user on each connection
+	Connection  string            // the single connection's name in spend keys ("": "default"); see Connections
 	RateLimiter quota.RateLimiter // counts tool calls per user against ToolRate
 	ToolRate    quota.Rate        // e.g. 30 calls per minute per user
 	// QuotaMessage words the refusal shown when a token budget is exhausted;
@@ -199,10 +211,7 @@ const (
 )
 
 func (c *Config) validate() error {
-	var errs []error
-	if c.Provider == nil {
-		errs = append(errs, errors.New("Provider is required"))
-	}
+	errs := c.validateConnections()
 	if c.Authorizer == nil {
 		errs = append(errs, errors.New("Authorizer is required"))
 	}
@@ -242,10 +251,14 @@ func (c *Config) validate() error {
 		errs = append(errs, errors.New("limits must not be negative"))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("assistant: invalid config: %w", err)
+		return fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
 	return nil
 }
+
+// ErrInvalidConfig is wrapped by the errors New returns for a Config it
+// refuses.
+var ErrInvalidConfig = errors.New("assistant: invalid config")
 
 func (c *Config) setDefaults() {
 	// Zero means the default.
@@ -259,7 +272,9 @@ func (c *Config) setDefaults() {
 	c.MaxTurnsPerUser = cmp.Or(c.MaxTurnsPerUser, DefaultMaxTurnsPerUser)       // negative: no cap
 	c.LazyToolThreshold = cmp.Or(c.LazyToolThreshold, DefaultLazyToolThreshold) // negative: never lazy
 	c.AssistantName = cmp.Or(c.AssistantName, DefaultAssistantName)
-	c.Connection = cmp.Or(c.Connection, "default")
+	if len(c.Connections) == 0 {
+		c.Connection = cmp.Or(c.Connection, "default")
+	}
 	// Zero or negative means the default.
 	c.HeartbeatInterval = positiveOr(c.HeartbeatInterval, DefaultHeartbeatInterval)
 	c.DrainTimeout = positiveOr(c.DrainTimeout, DefaultDrainTimeout)

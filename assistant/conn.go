@@ -20,20 +20,15 @@ type conn struct {
 	provider      providers.Provider
 	model         string
 	maxOutput     int // per model call; 0: the provider's default
-	window        int // the context window in tokens
+	temperature   *float64
+	topP          *float64
+	effort        string // reasoning effort; "": the provider's default
+	window        int    // the context window in tokens
 	drain         time.Duration
 	maxTurnTokens int // the turn's output cap
 	maxTurnBytes  int
 	retries       int           // tries again of a call that failed before its first event
 	retryWait     time.Duration // the most all of one call's waits may add up to
-}
-
-// conn returns the connection a turn of this Engine uses.
-func (e *Engine) conn() *conn {
-	c := &e.cfg
-	return &conn{name: c.Connection, provider: c.Provider, model: c.Model, maxOutput: c.MaxOutputTokens,
-		window: c.ContextWindow, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
-		retries: c.ModelRetries, retryWait: c.ModelRetryWait}
 }
 
 // request is a model call of this connection. The system prompt's stable
@@ -44,7 +39,8 @@ func (c *conn) request(system string, msgs []providers.Message) *providers.Reque
 	if i := strings.Index(system, scopeBoundary); i >= 0 {
 		stable = i + len(scopeBoundary)
 	}
-	return &providers.Request{Model: c.model, System: system, SystemStable: stable, Messages: msgs, MaxTokens: c.maxOutput}
+	return &providers.Request{Model: c.model, System: system, SystemStable: stable, Messages: msgs, MaxTokens: c.maxOutput,
+		Temperature: c.temperature, TopP: c.topP, ReasoningEffort: c.effort}
 }
 
 // resultBudget is how many bytes of one tool result the model reads: an

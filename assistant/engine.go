@@ -23,6 +23,7 @@ import (
 // error sanitizing. Build it once with New; it is safe for concurrent use.
 type Engine struct {
 	cfg      Config
+	conns    connTable    // the model connections, normalized
 	guard    *guard.Guard // nil when Config.DisableGuard
 	running  runningTurns
 	live     liveTurns
@@ -35,7 +36,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	e := &Engine{cfg: cfg, guard: cfg.Guard}
+	e := &Engine{cfg: cfg, conns: cfg.connections(), guard: cfg.Guard}
 	if e.guard == nil && !cfg.DisableGuard {
 		g, err := guard.New(guard.Config{})
 		if err != nil {
@@ -97,6 +98,20 @@ type Request struct {
 	// (at most MaxEntities). Each reaches the prompt only if the Authorizer
 	// allows ReadEntity for it; Config.ResolveEntity loads it.
 	Entities []EntityRef
+
+	// Model picks the model: "connection/model", "connection/" (that
+	// connection, with the user's preference if it is on it, else its
+	// default), or a model's name (on the default connection if it offers
+	// it, else the first that does). "": the user's stored preference
+	// (Engine.SetModelPreference), else the default connection's default.
+	// A model the connection does not offer is answered by its default
+	// model, not refused; the first meta block names the connection and
+	// model that answer.
+	Model string
+	// Settings are completion settings for this turn's model calls; only
+	// those the connection allows reach the provider, clamped (see
+	// Settings). Unset ones take the connection's Defaults.
+	Settings Settings
 }
 
 // Decision is the user's answer to a confirm card.

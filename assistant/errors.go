@@ -26,6 +26,7 @@ const (
 	CodeModelTimeout     ErrorCode = "model_timeout"      // the model did not answer in time
 	CodeModelUnavailable ErrorCode = "model_unavailable"  // the model provider failed
 	CodeCancelled        ErrorCode = "cancelled"          // the turn was cancelled
+	CodeUnsupported      ErrorCode = "unsupported"        // the Engine's Store (or another part) cannot do this
 	CodeInternal         ErrorCode = "internal"           // anything else; details are logged only
 )
 
@@ -45,6 +46,7 @@ var (
 	ErrModelTimeout     = errors.New("model timeout")
 	ErrModelUnavailable = errors.New("model unavailable")
 	ErrCancelled        = errors.New("cancelled")
+	ErrUnsupported      = errors.ErrUnsupported
 	ErrInternal         = errors.New("internal error")
 )
 
@@ -52,7 +54,7 @@ var codeSentinels = map[ErrorCode]error{
 	CodeInvalidRequest: ErrInvalidRequest, CodeTooLarge: ErrTooLarge,
 	CodeUnauthenticated: ErrUnauthenticated, CodeForbidden: ErrForbidden,
 	CodeNotFound: ErrNotFound, CodeConflict: ErrConflict, CodeQuotaExceeded: ErrQuotaExceeded, CodeSpendCapExceeded: ErrSpendCapExceeded, CodeTooManyTurns: ErrTooManyTurns, CodeModelBusy: ErrModelBusy, CodeModelTimeout: ErrModelTimeout,
-	CodeModelUnavailable: ErrModelUnavailable, CodeCancelled: ErrCancelled, CodeInternal: ErrInternal,
+	CodeModelUnavailable: ErrModelUnavailable, CodeCancelled: ErrCancelled, CodeUnsupported: ErrUnsupported, CodeInternal: ErrInternal,
 }
 
 // safeMessages are the only texts an error block shows a user.
@@ -70,6 +72,7 @@ var safeMessages = map[ErrorCode]string{
 	CodeModelTimeout:     "The assistant took too long to answer. Please try again.",
 	CodeModelUnavailable: "The assistant is unavailable right now. Please try again later.",
 	CodeCancelled:        "The answer was stopped.",
+	CodeUnsupported:      "That is not available here.",
 	CodeInternal:         "Something went wrong. Please try again.",
 }
 

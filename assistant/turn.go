@@ -69,11 +69,14 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			e.inFlight.release(u.ID) // a turn that starts releases it when it ends
 		}
 	}()
-	t := &turn{actor: actor{e: e, u: u}, conn: e.conn(), req: req}
+	t := &turn{actor: actor{e: e, u: u}, req: req}
 	prior, scan, err := t.admit(ctx)
 	if err != nil {
 		return nil, err
 	}
+	// The connection, model and settings are chosen once, here: nothing
+	// later reads them from Config.
+	t.conn = e.connFor(ctx, u, &req)
 	// The quota is reserved before the guard scans anything, on an estimate
 	// from the prompt as it would be unscanned (the page context is already
 	// cut): a user out of allowance costs no scan.
@@ -305,6 +308,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
 		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
+		Connection: t.conn.name, Model: t.conn.model,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
 	t.auditContext(ctx)

@@ -52,6 +52,11 @@ type MetaInfo struct {
 	// waits to try it again, what the user is waiting for: a short safe
 	// sentence. Not stored.
 	Waiting string `json:"waiting,omitempty"`
+	// Connection and Model name, in a turn's first meta block, the model
+	// connection and the model that answer it (Model "": the provider's
+	// default).
+	Connection string `json:"connection,omitempty"`
+	Model      string `json:"model,omitempty"`
 }
 
 // Terminal reports whether b ends a stream: an Error block is always last.

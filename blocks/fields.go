@@ -58,4 +58,6 @@ var metaFields = [...]struct {
 	{key: "output_tokens", num: func(m *MetaInfo) *int64 { return &m.OutputTokens }},
 	{key: "finish", str: func(m *MetaInfo) *string { return &m.Finish }},
 	{key: "waiting", str: func(m *MetaInfo) *string { return &m.Waiting }},
+	{key: "connection", str: func(m *MetaInfo) *string { return &m.Connection }},
+	{key: "model", str: func(m *MetaInfo) *string { return &m.Model }},
 }

@@ -221,6 +221,8 @@ func StatusOf(code assistant.ErrorCode) int {
 		return http.StatusGatewayTimeout
 	case assistant.CodeModelUnavailable:
 		return http.StatusBadGateway
+	case assistant.CodeUnsupported:
+		return http.StatusNotImplemented
 	default:
 		return http.StatusInternalServerError
 	}

@@ -259,7 +259,8 @@ func (e *Encoder) metaBlock(m *blocks.MetaInfo) error {
 		return e.closeText()
 	}
 	md := map[string]any{}
-	for k, v := range map[string]string{"threadId": m.ThreadID, "messageId": m.MessageID, "userMessageId": m.UserMessageID, "title": m.Title} {
+	for k, v := range map[string]string{"threadId": m.ThreadID, "messageId": m.MessageID, "userMessageId": m.UserMessageID, "title": m.Title,
+		"connection": m.Connection, "model": m.Model} {
 		if v != "" {
 			md[k] = v
 		}
