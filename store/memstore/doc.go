@@ -48,4 +48,10 @@
 // A Store is also a store.SystemPrompts. The write lock makes activation
 // one step, so at most one prompt is active at any time. Prompts created
 // at the same instant list by descending ID.
+//
+// # Preferences
+//
+// A Store is also a store.Preferences: one model choice per user, kept
+// as a value under the write lock, so of concurrent sets the last to take
+// the lock is the one stored, whole.
 package memstore

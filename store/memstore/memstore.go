@@ -19,6 +19,7 @@ var (
 	_ store.Store         = (*Store)(nil)
 	_ store.FeedbackStore = (*Store)(nil)
 	_ store.SystemPrompts = (*Store)(nil)
+	_ store.Preferences   = (*Store)(nil)
 )
 
 // Store is an in-memory store.Store. The zero value is not usable; call New.
@@ -29,8 +30,9 @@ type Store struct {
 	audit    []store.AuditEvent // in insertion order
 	auditIDs map[string]bool
 	// proposals by token; each thread lists its own tokens in creation order.
-	proposals map[string]*store.Proposal
-	prompts   map[string]*store.SystemPrompt // by id
+	proposals   map[string]*store.Proposal
+	prompts     map[string]*store.SystemPrompt   // by id
+	preferences map[string]store.ModelPreference // by user id
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:
@@ -51,11 +53,12 @@ type msgRef struct {
 // New returns an empty Store.
 func New() *Store {
 	return &Store{
-		threads:   make(map[string]*thread),
-		messages:  make(map[string]msgRef),
-		auditIDs:  make(map[string]bool),
-		proposals: make(map[string]*store.Proposal),
-		prompts:   make(map[string]*store.SystemPrompt),
+		threads:     make(map[string]*thread),
+		messages:    make(map[string]msgRef),
+		auditIDs:    make(map[string]bool),
+		proposals:   make(map[string]*store.Proposal),
+		prompts:     make(map[string]*store.SystemPrompt),
+		preferences: make(map[string]store.ModelPreference),
 	}
 }
 
