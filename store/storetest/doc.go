@@ -129,6 +129,19 @@
 //     ActiveSystemPrompt and ListSystemPrompts, sees exactly one active;
 //     hostile, model and invalid UTF-8 strings in Name and Text, and
 //     hostile CreatedBy, round-trip; canceled contexts as for the others.
+//   - Preferences, only for a store that implements store.Preferences
+//     (skipped, naming it, otherwise): a user without a choice is
+//     ErrNotFound; set then get round-trips every field, UpdatedAt as
+//     given; setting again replaces connection, model and UpdatedAt; a
+//     zero UpdatedAt is stored as now; an empty UserID, Connection or Model
+//     is ErrInvalid and changes nothing; ClearModelPreference removes the
+//     choice, succeeds with none stored, and the user can choose again;
+//     users are isolated (a set, a get and a clear touch only their user,
+//     lookalike ids that differ by case, a trailing space, a prefix or a
+//     LIKE wildcard included); 32 concurrent sets of one user's choice,
+//     first and later ones, all succeed and leave one writer's whole
+//     write; hostile user ids, connections and models round-trip;
+//     canceled contexts as for the others.
 //
 // # What a store may change
 //
@@ -164,5 +177,7 @@
 // whether SetSummary accepts a through past LastSeq; whether AppendTurn
 // keeps an assistant message's Replaces or a SupersededAt the caller put
 // on a new message; and which error an edit gets when its user.Seq is
-// stale and its Replaces is wrong as well.
+// stale and its Replaces is wrong as well. For preferences: which of
+// concurrent sets is stored (only that it is one whole write), and whether
+// a set with an UpdatedAt older than the stored one still replaces it.
 package storetest

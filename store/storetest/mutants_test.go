@@ -124,6 +124,14 @@ var mutants = []mutant{
 		"SystemPrompts/CreateFillsIDAndTimesAndIsInactive"},
 	{"ListsPromptsOldestFirst", func(s *memstore.Store) store.Store { return promptsOldestFirst{s} },
 		"SystemPrompts/ListNewestCreatedFirstThenByDescendingID"},
+	{"PreferenceSetIgnoresTheUser", func(s *memstore.Store) store.Store { return &sharedPreference{Store: s} },
+		"Preferences/SetLeavesOtherUsersAlone"},
+	{"PreferenceGetFallsBackToAnyUser", func(s *memstore.Store) store.Store { return &anyUsersPreference{Store: s} },
+		"Preferences/GetNeverReturnsAnotherUsersChoice"},
+	{"PreferenceClearClearsEveryone", func(s *memstore.Store) store.Store { return &clearEveryone{Store: s} },
+		"Preferences/ClearLeavesOtherUsersAlone"},
+	{"PreferenceInsertByCheckThenAct", func(s *memstore.Store) store.Store { return &insertPreference{Store: s} },
+		"Preferences/ConcurrentSetsForOneUserLeaveOneWholeWrite"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -973,4 +981,123 @@ func (s promptsOldestFirst) ListSystemPrompts(ctx context.Context) ([]store.Syst
 	ps, err := s.Store.ListSystemPrompts(ctx)
 	slices.Reverse(ps)
 	return ps, err
+}
+
+// sharedPreference keys the choice by nothing: one row for everyone, as an
+// upsert whose WHERE or conflict target forgot user_id. Each read reports
+// the reader as its user.
+type sharedPreference struct {
+	*memstore.Store
+	mu  sync.Mutex
+	row *store.ModelPreference
+}
+
+func (s *sharedPreference) SetModelPreference(ctx context.Context, p store.ModelPreference) error {
+	if err := s.Store.SetModelPreference(ctx, p); err != nil {
+		return err
+	}
+	stored, err := s.Store.ModelPreference(ctx, p.UserID)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.row = &stored
+	return nil
+}
+
+func (s *sharedPreference) ModelPreference(ctx context.Context, userID string) (store.ModelPreference, error) {
+	if _, err := s.Store.ModelPreference(ctx, userID); err != nil {
+		return store.ModelPreference{}, err // a user who never chose still has none
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := *s.row
+	p.UserID = userID
+	return p, nil
+}
+
+// anyUsersPreference answers a user without a choice with some other
+// user's, as a query that lost its WHERE behind a LIMIT 1 would.
+type anyUsersPreference struct {
+	*memstore.Store
+	mu    sync.Mutex
+	users []string
+}
+
+func (s *anyUsersPreference) SetModelPreference(ctx context.Context, p store.ModelPreference) error {
+	if err := s.Store.SetModelPreference(ctx, p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users = append(s.users, p.UserID)
+	return nil
+}
+
+func (s *anyUsersPreference) ModelPreference(ctx context.Context, userID string) (store.ModelPreference, error) {
+	p, err := s.Store.ModelPreference(ctx, userID)
+	if !errors.Is(err, store.ErrNotFound) {
+		return p, err
+	}
+	s.mu.Lock()
+	users := slices.Clone(s.users)
+	s.mu.Unlock()
+	for _, u := range users {
+		if other, oerr := s.Store.ModelPreference(ctx, u); oerr == nil {
+			return other, nil
+		}
+	}
+	return p, err
+}
+
+// clearEveryone clears every user's choice, as a DELETE without its WHERE.
+type clearEveryone struct {
+	*memstore.Store
+	mu    sync.Mutex
+	users []string
+}
+
+func (s *clearEveryone) SetModelPreference(ctx context.Context, p store.ModelPreference) error {
+	if err := s.Store.SetModelPreference(ctx, p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.users = append(s.users, p.UserID)
+	return nil
+}
+
+func (s *clearEveryone) ClearModelPreference(ctx context.Context, userID string) error {
+	if err := s.Store.ClearModelPreference(ctx, userID); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		_ = s.Store.ClearModelPreference(ctx, u)
+	}
+	s.users = nil
+	return nil
+}
+
+// insertPreference upserts by check-then-act: it looks for the user's row
+// and then updates it or inserts one, and an insert of a row that another
+// writer inserted meanwhile is a unique violation. Sequential sets look
+// right; concurrent first choices fail.
+type insertPreference struct {
+	*memstore.Store
+	mu sync.Mutex
+}
+
+func (s *insertPreference) SetModelPreference(ctx context.Context, p store.ModelPreference) error {
+	_, err := s.Store.ModelPreference(ctx, p.UserID)
+	found := err == nil
+	time.Sleep(time.Millisecond) // the window every check-then-act store has
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.Store.ModelPreference(ctx, p.UserID); err == nil && !found {
+		return fmt.Errorf("insert model preference of %q: %w", p.UserID, store.ErrConflict)
+	}
+	return s.Store.SetModelPreference(ctx, p)
 }

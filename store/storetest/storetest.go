@@ -33,6 +33,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Proposals", proposalCases},
 		{"Feedback", feedbackCases},
 		{"SystemPrompts", promptCases},
+		{"Preferences", preferenceCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
