@@ -10,9 +10,9 @@
 //	if err := s.Migrate(ctx); err != nil { ... } // once, at start
 //
 // Its tables are named parley_threads, parley_messages, parley_proposals,
-// parley_feedback, parley_system_prompts, parley_audit and
-// parley_schema_migrations. A Store is also a store.FeedbackStore and a
-// store.SystemPrompts.
+// parley_feedback, parley_system_prompts, parley_model_preferences,
+// parley_audit and parley_schema_migrations. A Store is also a
+// store.FeedbackStore, a store.SystemPrompts and a store.Preferences.
 //
 // # Dialects
 //
@@ -63,9 +63,9 @@
 // directly sees plain text and JSON, and can cast a JSON column to json or
 // jsonb (jsonb refusing the rows that hold \u0000). The database must use
 // the UTF8 encoding. Keys and names (ids, owner and actor ids, kinds, tool
-// names, statuses) are compared in queries and stored as they are: on
-// PostgreSQL one holding U+0000 or a byte that is not UTF-8 is
-// store.ErrInvalid.
+// names, statuses, a user's chosen connection and model) are compared in
+// queries and stored as they are: on PostgreSQL one holding U+0000 or a
+// byte that is not UTF-8 is store.ErrInvalid.
 //
 // # Migrations
 //
@@ -87,7 +87,8 @@
 // superseded_at), which rewrites neither, and parley_system_prompts,
 // empty: it is quick too. Version 7 adds parley_messages.source (how a
 // user message was made) with a constant default, as quickly; messages
-// written before it read as typed.
+// written before it read as typed. Version 8 adds parley_model_preferences
+// (each user's model choice), empty: quick.
 //
 // A database already migrated by a newer Parley is not touched: Migrate
 // returns an error wrapping ErrSchemaTooNew. Methods used on a database that
@@ -163,6 +164,10 @@
 // concurrent activations queue instead of failing the index; readers are
 // not blocked and see one prompt active, the old or the new.
 //
+// SetModelPreference is one upsert on the user's primary key, INSERT ...
+// ON CONFLICT (user_id) DO UPDATE, so concurrent sets of one user's
+// choice, from anywhere, all succeed and leave one row, the last written.
+//
 // On SQLite one connection writes at a time. A Store queues its own writers
 // in process (honouring their contexts) and takes the write lock for each
 // transaction up front (BEGIN IMMEDIATE), so a read inside a write never
@@ -172,7 +177,8 @@
 //
 // DeleteThreadsOlderThan deletes the threads last updated before a cutoff,
 // archived or not, with their messages, feedback and proposals, in
-// batches of a few hundred, each its own transaction; audit events stay.
+// batches of a few hundred, each its own transaction; audit events and
+// users' model preferences stay.
 // It is for a periodic sweeper that the host (or the example server) runs,
 // for instance hourly with a cutoff of now minus N days. The method always deletes: a
 // "-1 disables retention" setting is the caller's to honour by not calling

@@ -99,6 +99,11 @@ func TestClosedDatabaseFailsEveryMethod(t *testing.T) {
 				"ListProposals":   func() error { _, err := s.ListProposals(ctx, th.ID); return err },
 				"ExpireProposals": func() error { _, err := s.ExpireProposals(ctx, at(1)); return err },
 				"SchemaVersion":   func() error { _, _, err := s.SchemaVersion(ctx); return err },
+				"SetModelPreference": func() error {
+					return s.SetModelPreference(ctx, store.ModelPreference{UserID: "u", Connection: "c", Model: "m"})
+				},
+				"ModelPreference":      func() error { _, err := s.ModelPreference(ctx, "u"); return err },
+				"ClearModelPreference": func() error { return s.ClearModelPreference(ctx, "u") },
 				"DeleteThreadsOlderThan": func() error {
 					_, err := s.DeleteThreadsOlderThan(ctx, time.Now())
 					return err
