@@ -13,10 +13,12 @@
 // A Store may implement more than Store: FeedbackStore keeps users'
 // ratings of assistant messages (one per user per message, changeable,
 // deleted with the thread); SystemPrompts keeps operators' instructions,
-// at most one of them active. The Engine checks with a type assertion, as
-// io/fs does for fs.ReadFileFS, so a Store without them is still a Store.
-// memstore and sqlstore implement both; storetest checks each when it is
-// there and skips its cases, naming it, when it is not.
+// at most one of them active; Preferences keeps each user's model choice
+// (one per user, replaced by the next). The Engine checks with a type
+// assertion, as io/fs does for fs.ReadFileFS, so a Store without them is
+// still a Store. memstore and sqlstore implement all three; storetest
+// checks each when it is there and skips its cases, naming it, when it is
+// not.
 //
 // # Errors
 //
@@ -45,10 +47,11 @@
 // exception again: byte for byte, UTF-8 or not.
 //
 // Keys and names (ids, a message's Replaces and Source, OwnerID, ActorID, a
-// Feedback's UserID, a SystemPrompt's CreatedBy, Kind, Tool, statuses,
-// ratings and guard verdicts) are chosen by the host and the Engine, not
-// by a model; a store may refuse one it cannot hold with ErrInvalid
-// (store/sqlstore refuses a NUL in one on PostgreSQL).
+// Feedback's UserID, a SystemPrompt's CreatedBy, a ModelPreference's
+// UserID, Connection and Model, Kind, Tool, statuses, ratings and guard
+// verdicts) are chosen by the host and the Engine, not by a model; a
+// store may refuse one it cannot hold with ErrInvalid (store/sqlstore
+// refuses a NUL in one on PostgreSQL).
 //
 // # Concurrency
 //
