@@ -176,7 +176,7 @@ func TestStatusOfEveryCode(t *testing.T) {
 		assistant.CodeForbidden: 403, assistant.CodeNotFound: 404, assistant.CodeConflict: 409,
 		assistant.CodeQuotaExceeded: 429, assistant.CodeSpendCapExceeded: 429, assistant.CodeTooManyTurns: 429,
 		assistant.CodeModelBusy: 503, assistant.CodeModelTimeout: 504, assistant.CodeModelUnavailable: 502,
-		assistant.CodeCancelled: 409, assistant.CodeInternal: 500,
+		assistant.CodeCancelled: 409, assistant.CodeUnsupported: 501, assistant.CodeInternal: 500,
 	} {
 		if got := httpapi.StatusOf(code); got != want {
 			t.Errorf("StatusOf(%s) = %d, want %d", code, got, want)

@@ -7,11 +7,12 @@
 //	POST   /api/chat/stream         one turn (see StreamRequest): {"thread_id"?, "message"?,
 //	                                "page"?, "page_context"?, "decision"?, "tool_results"?,
 //	                                "form"?, "autonomous"?, "replaces"?, "regenerate"?,
-//	                                "entities"?: [{"type", "id"}]}: a
+//	                                "entities"?: [{"type", "id"}], "model"?, "settings"?}: a
 //	                                message, a decision on a confirm card, client tool
 //	                                results, ask_user form answers, an edit or a regeneration
 //	                                -> application/x-ndjson, one compact block per line;
-//	                                the first line is a meta block whose "m" carries thread_id.
+//	                                the first line is a meta block whose "m" carries thread_id,
+//	                                and the "connection" and "model" that answer.
 //	                                "replaces": a user message's id, with "message" its new
 //	                                text; "regenerate": true, without "message", answers the
 //	                                last user message again. Either needs "thread_id"; the
@@ -20,13 +21,25 @@
 //	                                is already superseded or there is nothing to regenerate).
 //	                                "entities" name host objects the message is about; each
 //	                                reaches the model only if the Authorizer allows
-//	                                ReadEntity (at most assistant.MaxEntities)
+//	                                ReadEntity (at most assistant.MaxEntities).
+//	                                "model": "connection/model", "connection/" or a model's
+//	                                name; "" or absent: the user's preference, else the
+//	                                default. A model the connection does not offer is answered
+//	                                by its default model, not refused (see Models below).
+//	                                "settings": {"temperature"?, "top_p"?, "max_tokens"?,
+//	                                "reasoning_effort"?}: those the connection does not allow
+//	                                are dropped, the others clamped (temperature 0-2, top_p
+//	                                0-1, max_tokens up to the connection's max_output_tokens)
 //	POST   /api/chat/ui             the AI SDK's useChat body {"id", "messages", "trigger",
-//	                                "messageId"?, and "page"?, "page_context"?, "entities"?}
-//	                                -> its UI message stream (text/event-stream, v1): the chat
-//	                                id names the thread; only the last message is read (see
-//	                                ui.go); refusals before the stream are a status with the
-//	                                safe message as text/plain
+//	                                "messageId"?, and "page"?, "page_context"?, "entities"?,
+//	                                "model"?, "settings"? as in /api/chat/stream: top-level
+//	                                keys a client adds with the body option of useChat or
+//	                                sendMessage} -> its UI message stream (text/event-stream,
+//	                                v1): the chat id names the thread; only the last message is
+//	                                read (see ui.go); refusals before the stream are a status
+//	                                with the safe message as text/plain. The start chunk's
+//	                                messageMetadata carries threadId, messageId, userMessageId,
+//	                                title, connection and model
 //	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance, replayed
 //	                                from its start, or 204
 //	GET    /api/chat/ui/{id}        -> {"messages": [...]}: the thread as useChat's initial
@@ -53,6 +66,21 @@
 //	                                -> {"feedback"}; rates an answer, replacing an earlier rating
 //	DELETE /api/chat/threads/{id}/messages/{message_id}/feedback
 //	                                -> 204; withdraws the rating
+//	GET    /api/chat/models         -> {"connections": [{"name", "default_model", "models",
+//	                                "context_window", "max_output_tokens"?, "settings"}],
+//	                                "default": {"connection", "model"}, "current": {...},
+//	                                "preference"?: {...}}: what this user may pick. "models"
+//	                                lists the default first; "settings" names what a request
+//	                                may set there; "current" is what a request naming no model
+//	                                uses now; "preference" is the user's own stored choice, as
+//	                                stored (absent if none, or the Store keeps none)
+//	PUT    /api/chat/models/preference {"connection", "model"} -> the list above; stores the
+//	                                user's choice for requests naming no model ("model" "": the
+//	                                connection's default; "connection" "": the default one;
+//	                                both "": clears it). A connection or model not offered is
+//	                                400: a stored choice is checked strictly, while a stream's
+//	                                "model" is coerced. 501 unsupported when the Store does not
+//	                                implement store.Preferences
 //	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=; each
 //	                                with name, description, category, effect, needs_approval,
 //	                                client_side and input_schema (its arguments' JSON Schema)

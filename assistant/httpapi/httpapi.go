@@ -119,6 +119,8 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		{"POST", "/api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn))},
 		{"PUT", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.setFeedback))},
 		{"DELETE", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.deleteFeedback))},
+		{"GET", "/api/chat/models", h.authed(h.listModels)},
+		{"PUT", "/api/chat/models/preference", h.jsonBody(h.authed(h.setModelPreference))},
 		{"GET", "/api/chat/tools", h.authed(h.listTools)},
 		{"POST", "/api/chat/tools/{name}/execute", h.jsonBody(h.authed(h.executeTool))},
 		{"GET", "/api/chat/quota", h.authed(h.getUsage)},
@@ -305,6 +307,14 @@ type StreamRequest struct {
 	// Entities name objects of the host application the message is about:
 	// [{"type", "id"}] (see assistant.Request.Entities).
 	Entities []assistant.EntityRef `json:"entities,omitempty"`
+	// Model picks the model: "connection/model", "connection/" or a
+	// model's name (see assistant.Request.Model); one not offered is
+	// answered by the connection's default.
+	Model string `json:"model,omitempty"`
+	// Settings are completion settings: {"temperature"?, "top_p"?,
+	// "max_tokens"?, "reasoning_effort"?}; those the connection does not
+	// allow are dropped, the others clamped.
+	Settings *assistant.Settings `json:"settings,omitempty"`
 }
 
 // DecisionBody applies or declines a confirm card: {"token", "apply"}.
@@ -331,6 +341,10 @@ func (req *StreamRequest) request() (assistant.Request, error) {
 	out := assistant.Request{
 		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
 		Autonomous: req.Autonomous, Replaces: req.Replaces, Regenerate: req.Regenerate, Entities: req.Entities,
+		Model: req.Model,
+	}
+	if req.Settings != nil {
+		out.Settings = *req.Settings
 	}
 	if d := req.Decision; d != nil {
 		if d.Apply == nil {

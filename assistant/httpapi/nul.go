@@ -41,7 +41,7 @@ func rawHasNUL(raw json.RawMessage) bool {
 func (req *StreamRequest) nulField() string {
 	for _, f := range [...]struct{ name, v string }{
 		{"thread_id", req.ThreadID}, {"message", req.Message}, {"page", req.Page}, {"page_context", req.PageContext},
-		{"replaces", req.Replaces},
+		{"replaces", req.Replaces}, {"model", req.Model},
 	} {
 		if hasNUL(f.v) {
 			return f.name

@@ -42,7 +42,8 @@ import (
 // start; it answers 204 when nothing is streaming here.
 
 // uiRequest is the body useChat sends. Extra keys (body options of the
-// client) are ignored, except those named here.
+// client, such as sendMessage's {body: {model, settings}}) are ignored,
+// except those named here.
 type uiRequest struct {
 	ID        string
 	Trigger   string
@@ -54,6 +55,8 @@ type uiRequest struct {
 	Page        string
 	PageContext string
 	Entities    []assistant.EntityRef
+	Model       string             // as in StreamRequest
+	Settings    assistant.Settings // as in StreamRequest
 }
 
 type uiMessage struct {
@@ -161,6 +164,10 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 			dst = &req.PageContext
 		case "entities":
 			dst = &req.Entities
+		case "model":
+			dst = &req.Model
+		case "settings":
+			dst = &req.Settings
 		case "messages":
 			if err := decodeMessages(dec, req); err != nil {
 				return err
@@ -222,7 +229,7 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	case body.Trigger != "submit-message" && body.Trigger != "regenerate-message":
 		bad(`trigger must be "submit-message" or "regenerate-message"`)
 		return
-	case strings.ContainsRune(body.ID+body.MessageID+body.Page+body.PageContext, 0):
+	case strings.ContainsRune(body.ID+body.MessageID+body.Page+body.PageContext+body.Model, 0):
 		bad("the request contains a NUL character")
 		return
 	}
@@ -250,7 +257,8 @@ type uiPlanned struct {
 // uiPlan turns the body into the Engine requests it stands for.
 func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlanned, error) {
 	ctx := r.Context()
-	base := assistant.Request{ThreadID: body.ID, Page: body.Page, PageContext: body.PageContext, Entities: body.Entities}
+	base := assistant.Request{ThreadID: body.ID, Page: body.Page, PageContext: body.PageContext, Entities: body.Entities,
+		Model: body.Model, Settings: body.Settings}
 	last := body.Last
 	var plan uiPlanned
 	one := func(req assistant.Request) (uiPlanned, error) {
