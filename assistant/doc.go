@@ -25,6 +25,21 @@
 // owner's. SetFeedback rates an answer, one rating per user per message,
 // with a Store that implements store.FeedbackStore.
 //
+// # Connections and models
+//
+// Config.Connections names several model connections, each with its own
+// provider, allowed models (Connection.Models) and completion-settings
+// allowlist (Connection.Settings); without them, Config.Provider and Model
+// are the one connection. A turn's connection and model are resolved once,
+// at admission: Request.Model, else the user's stored choice
+// (SetModelPreference, through the optional store.Preferences) when it is
+// on the same connection, else the connection's default. A model the
+// connection does not offer is coerced to its default, never refused;
+// completion settings it does not allow are dropped and the others
+// clamped, so nothing unlisted reaches the provider. The turn's first meta
+// block names the connection and the model; spend is keyed per connection.
+// Models lists what a user may pick.
+//
 // # Tools
 //
 // The model is an untrusted proposer. The tools offered to it are only those

@@ -57,7 +57,8 @@
 //	Meta       m         meta         object, keys below
 //
 // Meta's keys are the same in both forms: thread_id, message_id,
-// user_message_id, title, input_tokens, output_tokens, finish.
+// user_message_id, title, input_tokens, output_tokens, finish, waiting,
+// connection, model.
 //
 // Empty fields are omitted. Strings are escaped as encoding/json escapes
 // them, without HTML escaping: invalid UTF-8 becomes U+FFFD, and control
