@@ -349,7 +349,9 @@ func TestManyTinyRunsAreBounded(t *testing.T) {
 	text := strings.Repeat(unit, (512<<10)/len(unit))
 	r := g.Check(context.Background(), text)
 	checkResult(t, r, len(text))
-	if n := len(r.Findings); n == 0 || n > 3*maxDecodedBytes/minDecodeCost {
+	// Three findings a scanned payload at most, and one saying the rest
+	// went unscanned.
+	if n := len(r.Findings); n == 0 || n > 3*maxDecodedBytes/minDecodeCost+1 {
 		t.Fatalf("%d findings for %d runs", n, len(text)/len(unit))
 	}
 }

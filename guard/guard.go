@@ -152,7 +152,9 @@ type scratch struct {
 	decbuf []byte
 	budget int  // decoded bytes left for this call
 	doc    bool // document mode: CheckDocument
-	ms     guardmodel.Scratch
+	// overBudget: decodable text was left unscanned and reported.
+	overBudget bool
+	ms         guardmodel.Scratch
 }
 
 // Check scans text and returns what to do with it. It never fails: a
@@ -195,6 +197,7 @@ func (g *Guard) check(ctx context.Context, text string, args *argsText, doc bool
 	sc := g.pool.Get().(*scratch)
 	defer g.pool.Put(sc)
 	sc.budget = maxDecodedBytes
+	sc.overBudget = false
 	sc.doc = doc
 	raw := g.scan(sc, text, 0, sc.raw[:0])
 	sc.raw = raw[:0]
@@ -301,7 +304,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 	}
 	findEncodedRuns(text, func(r encodedRun) {
 		hidden := hiddenVia(r.via)
-		if !hidden && (sc.budget <= 0 || overlapsPII(out, r.start, r.end)) {
+		if !hidden && overlapsPII(out, r.start, r.end) {
 			return
 		}
 		dec, ok := decodeRun(sc.decbuf[:0], text, r)
@@ -314,7 +317,17 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 			}
 			out = append(out, rawFinding{detector: carrierDetector(r.via), cat: HiddenText, kind: KindInjection, sev: sev, start: r.start, end: r.end, conf: 1, via: r.via})
 		}
-		if !ok || sc.budget <= 0 {
+		if !ok {
+			return
+		}
+		if sc.budget <= 0 {
+			// Text that decodes but is past the budget is not scanned:
+			// say so rather than let a flood of harmless blobs hide the
+			// one that matters.
+			if !sc.overBudget {
+				sc.overBudget = true
+				out = append(out, rawFinding{detector: "injection/decode_budget", cat: EncodedPayload, kind: KindInjection, sev: Medium, start: r.start, end: r.end, conf: 0.5, via: r.via})
+			}
 			return
 		}
 		sc.budget -= max(len(dec), minDecodeCost)
@@ -340,16 +353,21 @@ func overlapsPII(out []rawFinding, s, e int) bool {
 func (g *Guard) scanPayload(parent *scratch, payload string, s, e int, via string, depth int, out []rawFinding) []rawFinding {
 	sub := g.pool.Get().(*scratch)
 	defer g.pool.Put(sub)
-	sub.budget = parent.budget
+	sub.budget, sub.overBudget = parent.budget, parent.overBudget
 	sub.doc = parent.doc
 	inner := g.scan(sub, payload, depth+1, sub.raw[:0])
-	parent.budget = sub.budget
+	parent.budget, parent.overBudget = sub.budget, sub.overBudget
 	sub.raw = inner[:0]
 	injected := Severity(None)
 	for _, f := range inner {
 		f.start, f.end, f.via = s, e, via
 		if f.kind == KindInjection {
-			f.sev = min(f.sev+1, Critical)
+			// A rule's finding inside an encoding is one step worse: the
+			// encoding hides it. The learned layer's stays as it is, so
+			// that alone it still only warns.
+			if f.detector != learnedDetector {
+				f.sev = min(f.sev+1, Critical)
+			}
 			injected = max(injected, f.sev)
 		}
 		out = append(out, f)

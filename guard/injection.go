@@ -354,9 +354,6 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 	return out
 }
 
-// anchorSpan bounds the text an anchored rule is tried on.
-const anchorSpan = 2 * winRadius
-
 // match finds the leftmost match of r in b[ws:we], or, for an anchored
 // rule, the first match starting at one of its first literals in [ws, we).
 func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e int, ok bool) {
@@ -374,7 +371,10 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 				if r.bounded && p > 0 && wordBefore(b, p) || r.lineStart && !lineStartAt(b, p) {
 					continue
 				}
-				end := min(len(b), p+anchorSpan)
+				// The attempt ends where the window does, as the
+				// reference's search does: a shorter cut would miss a
+				// long match and put a false word end inside a word.
+				end := we
 				if !set.req.allow(i, p, end, &st.req) {
 					continue
 				}

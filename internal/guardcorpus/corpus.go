@@ -125,8 +125,9 @@ const (
 
 // LoadOwn reads the project's own corpus from root/guard/testdata/corpus:
 // the hand-written injections and their obfuscated forms, the risky-looking
-// benign messages and hard negatives, the multilingual set, and the
-// held-out rows (sources starting with OwnHeldOutSource, never trained on).
+// benign messages and hard negatives, the multilingual set, generated
+// machine text (Generated), and the held-out rows (sources starting with
+// OwnHeldOutSource, never trained on).
 func LoadOwn(root string) ([]Sample, error) {
 	dir := filepath.Join(root, "guard", "testdata", "corpus")
 	var out []Sample
@@ -169,7 +170,8 @@ func LoadOwn(root string) ([]Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(out, hard...), nil
+	out = append(out, hard...)
+	return append(out, Generated(20261124)...), nil
 }
 
 // readHardNegatives reads split<TAB>text lines of benign text that uses
@@ -184,6 +186,9 @@ func readHardNegatives(path string) ([]Sample, error) {
 	}
 	out := make([]Sample, 0, len(rows))
 	for _, r := range rows {
+		if r[0] != "train" && r[0] != "test" || r[1] == "" {
+			return nil, fmt.Errorf("%s: want split train or test and a text: %q", path, r[0]+"\t"+r[1])
+		}
 		s := Sample{Text: r[1], Source: OwnSource + "-hard", Family: "hard_negative", Lang: "en"}
 		if r[0] == "test" {
 			s.Source = OwnHeldOutSource + "-hard"
@@ -191,6 +196,16 @@ func readHardNegatives(path string) ([]Sample, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// knownLabel reports the labels of the project's corpus files.
+func knownLabel(l string) bool {
+	switch l {
+	case "benign", "instruction_override", "prompt_extraction", "jailbreak", "role_hijack", "data_exfiltration",
+		"delimiter_injection", "tool_abuse", "encoded_payload", "hidden_text":
+		return true
+	}
+	return false
 }
 
 func ownFamily(label string) string {
@@ -215,7 +230,8 @@ func readTSV(path, label string) ([][2]string, error) {
 	}
 	var out [][2]string
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		if label != "" {
@@ -268,12 +284,16 @@ func readMultilingual(path string) ([]Sample, error) {
 	}
 	var out []Sample
 	for line := range strings.SplitSeq(string(b), "\n") {
-		if line == "" || strings.HasPrefix(line, "#") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		f := strings.SplitN(line, "\t", 4)
 		if len(f) != 4 {
 			return nil, fmt.Errorf("%s: want split, lang, label, text: %q", path, line)
+		}
+		if f[0] != "train" && f[0] != "test" || !knownLabel(f[2]) || f[3] == "" {
+			return nil, fmt.Errorf("%s: want split train or test, a known label and a text: %q", path, line)
 		}
 		s := Sample{Text: f[3], Lang: f[1], Source: OwnSource + "-multilingual", Attack: f[2] != "benign"}
 		if f[0] == "test" {

@@ -95,10 +95,13 @@ func Decode(data []byte) (*Model, error) {
 	if r.Len() != 0 {
 		return nil, fmt.Errorf("%w: %d trailing bytes", ErrFormat, r.Len())
 	}
-	for _, f := range []float32{m.Scale, m.Bias, m.FamScale} {
+	for _, f := range append([]float32{m.Scale, m.Bias, m.FamScale, m.User.Medium, m.User.High, m.Doc.Medium, m.Doc.High}, m.FamBias[:]...) {
 		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
-			return nil, fmt.Errorf("%w: weights not finite", ErrFormat)
+			return nil, fmt.Errorf("%w: weights or thresholds not finite", ErrFormat)
 		}
+	}
+	if m.User.Medium > m.User.High || m.Doc.Medium > m.Doc.High {
+		return nil, fmt.Errorf("%w: a Medium threshold above its High", ErrFormat)
 	}
 	return m, nil
 }
