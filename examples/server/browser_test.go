@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +24,8 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/parleyhq/parley/assistant"
 )
 
 // The browser tests drive the example page in a real browser, Debian's
@@ -71,9 +78,18 @@ type tab struct {
 	problems []string // uncaught exceptions and dialogs the page raised
 }
 
-// newTab serves the example, starts a headless browser and opens the page
-// in it at desktop size, as alice.
+// newTab serves the example on the demo model, starts a headless browser
+// and opens the page in it at desktop size, as alice.
 func newTab(t *testing.T) *tab {
+	t.Helper()
+	return newTabOn(t, func() *httptest.Server {
+		srv, _ := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), DemoDelay: demoWordDelay})
+		return srv
+	})
+}
+
+// newTabOn is newTab on the server serve starts, once a browser is found.
+func newTabOn(t *testing.T, serve func() *httptest.Server) *tab {
 	t.Helper()
 	bin := findBrowser()
 	if bin == "" && os.Getenv("PARLEY_REQUIRE_BROWSER") != "" {
@@ -82,7 +98,7 @@ func newTab(t *testing.T) *tab {
 	if bin == "" {
 		t.Skip("browser tests: no chromium found; install Debian's chromium (apt-get install chromium) or set PARLEY_CHROMIUM to a Chrome binary")
 	}
-	srv, _ := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), DemoDelay: demoWordDelay})
+	srv := serve()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(1280, 860))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
@@ -637,6 +653,146 @@ func TestBrowser(t *testing.T) {
 	})
 
 	t.Logf("browser flows took %v", time.Since(start).Round(time.Millisecond))
+}
+
+// TestBrowserModelPicker runs the model picker against two connections,
+// both answered by the demo model, which names the model it was asked for.
+func TestBrowserModelPicker(t *testing.T) {
+	var requests logBuffer // the model requests the page sent, one JSON body a line
+	tb := newTabOn(t, func() *httptest.Server {
+		h, err := newApp(settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), DemoDelay: demoWordDelay}, twoDemoConnections(), testLogger(io.Discard))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = h.close() })
+		srv := httptest.NewServer(recordModelRequests(h, &requests))
+		t.Cleanup(srv.Close)
+		return srv
+	})
+
+	t.Run("ListsEveryModelOfBothConnectionsWithTheDefaultSelected", func(t *testing.T) {
+		tb.waitFor(t, "the picker", `!document.getElementById("model").hidden`)
+		got := eval[[]string](t, tb, `[...document.getElementById("model").options].map((o) => o.textContent)`)
+		want := []string{"openai/gpt-4o-mini", "openai/gpt-4.1", "anthropic/claude-sonnet-5-5", "anthropic/claude-haiku-5-5"}
+		if !slices.Equal(got, want) {
+			t.Errorf("picker lists %q, want %q", got, want)
+		}
+		if v := eval[string](t, tb, `document.getElementById("model").value`); v != "openai/gpt-4o-mini" {
+			t.Errorf("picker preselects %q, want the default openai/gpt-4o-mini", v)
+		}
+		if l := eval[string](t, tb, `document.getElementById("model").getAttribute("aria-label")`); l != "Model" {
+			t.Errorf("picker's accessible name %q, want Model", l)
+		}
+		tb.checkProblems(t)
+	})
+
+	t.Run("SwitchingStoresThePreferenceAndTheNextAnswerUsesIt", func(t *testing.T) {
+		// By keyboard: focus the picker and press End, the last model.
+		tb.do(t, chromedp.Focus(chromedp.ID("model")), pressKey("End", 35))
+		tb.waitFor(t, "the choice", `document.getElementById("model").value === "anthropic/claude-haiku-5-5"`)
+		deadline := time.Now().Add(browserWait)
+		for pref := storedPreference(t, tb.url, "alice"); pref != "anthropic/claude-haiku-5-5"; pref = storedPreference(t, tb.url, "alice") {
+			if time.Now().After(deadline) {
+				tb.fail(t, "alice's stored preference is %q, want anthropic/claude-haiku-5-5", pref)
+			}
+			time.Sleep(25 * time.Millisecond)
+		}
+		if body := requests.String(); !strings.Contains(body, `PUT /api/chat/models/preference {"connection":"anthropic","model":"claude-haiku-5-5"}`) {
+			t.Errorf("no PUT of the choice among the requests:\n%s", body)
+		}
+		tb.chat(t, "hello")
+		if via := eval[string](t, tb, `[...document.querySelectorAll("#log .reply .via")].at(-1).textContent`); via != "anthropic/claude-haiku-5-5" {
+			t.Errorf("the answer names %q as its model, want anthropic/claude-haiku-5-5", via)
+		}
+		if reply := tb.lastReply(t); !strings.Contains(reply, "answering as claude-haiku-5-5") {
+			t.Errorf("the demo model was not asked for claude-haiku-5-5: %q", reply)
+		}
+		if body := requests.String(); !strings.Contains(body, `"model":"anthropic/claude-haiku-5-5"`) {
+			t.Errorf("the stream request does not name the model:\n%s", body)
+		}
+		tb.shot(t, "11-desktop-model-picker")
+		tb.checkProblems(t)
+	})
+
+	t.Run("TheChoiceOutlivesAReload", func(t *testing.T) {
+		tb.do(t, chromedp.Reload())
+		tb.waitFor(t, "the stored choice preselected", `document.getElementById("model").value === "anthropic/claude-haiku-5-5"`)
+		tb.checkProblems(t)
+	})
+
+	t.Run("FitsAPhone", func(t *testing.T) {
+		tb.do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		tb.open(t, "alice", "")
+		tb.waitFor(t, "the picker", `!document.getElementById("model").hidden`)
+		vw := eval[float64](t, tb, `innerWidth`)
+		if r := eval[float64](t, tb, `document.getElementById("model").getBoundingClientRect().right`); r > vw {
+			t.Errorf("the picker ends at %v px, past the %v px viewport", r, vw)
+		}
+		if w := eval[float64](t, tb, `document.documentElement.scrollWidth`); w > vw {
+			t.Errorf("the page scrolls sideways: %v px wide in a %v px viewport", w, vw)
+		}
+		tb.shot(t, "12-phone-model-picker")
+		tb.checkProblems(t)
+	})
+}
+
+// twoDemoConnections are an "openai" and an "anthropic" connection, each
+// with two models, both answered by the demo model.
+func twoDemoConnections() models {
+	demo := demoModel{delay: demoWordDelay}
+	return models{connections: []assistant.Connection{
+		{Name: "openai", Provider: demo, Model: "gpt-4o-mini", Models: []string{"gpt-4o-mini", "gpt-4.1"}},
+		{Name: "anthropic", Provider: demo, Model: "claude-sonnet-5-5", Models: []string{"claude-sonnet-5-5", "claude-haiku-5-5"}},
+	}}
+}
+
+// storedPreference is user's stored model choice as GET /api/chat/models
+// on the server at base names it, "connection/model", or "".
+func storedPreference(t *testing.T, base, user string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"api/chat/models", nil)
+	req.Header.Set("X-Demo-User", user)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Preference *struct{ Connection, Model string }
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /api/chat/models: %d %v", resp.StatusCode, err)
+	}
+	if body.Preference == nil {
+		return ""
+	}
+	return body.Preference.Connection + "/" + body.Preference.Model
+}
+
+// recordModelRequests writes each PUT of a preference and each stream
+// request h serves to w, "METHOD PATH BODY" a line.
+func recordModelRequests(h http.Handler, w io.Writer) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/chat/models/preference" || r.URL.Path == "/api/chat/stream" {
+			body, _ := io.ReadAll(r.Body)
+			fmt.Fprintf(w, "%s %s %s\n", r.Method, r.URL.Path, body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		h.ServeHTTP(rw, r)
+	})
+}
+
+// pressKey presses a key with no text, as a keyboard does: Home, End, the
+// arrows.
+func pressKey(key string, code int64) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		for _, typ := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, input.DispatchKeyEventParams{Type: typ, Key: key, Code: key, WindowsVirtualKeyCode: code, NativeVirtualKeyCode: code}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // pressEnter presses Enter the way a keyboard does: one keydown carrying the

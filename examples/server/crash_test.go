@@ -44,7 +44,8 @@ func startServerLogged(t *testing.T, bin, db string, env ...string) (string, *ex
 	t.Helper()
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATABASE_PATH="+db, "PARLEY_HEARTBEAT=100ms",
-		"PARLEY_LLM_BASE_URL=", "PARLEY_DATABASE_URL=")
+		"PARLEY_LLM_BASE_URL=", "PARLEY_LLM_PRESET=", "PARLEY_ANTHROPIC_API_KEY=", "PARLEY_ANTHROPIC_API_KEY_FILE=",
+		"PARLEY_ANTHROPIC_BASE_URL=", "PARLEY_DATABASE_URL=")
 	cmd.Env = append(cmd.Env, env...)
 	logs := &logBuffer{}
 	cmd.Stderr = logs

@@ -142,7 +142,7 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			}
 			return
 		}
-		reply := smallTalk(last.Content, req.Tools)
+		reply := smallTalk(last.Content, req.Model, req.Tools)
 		if f, ok := factOf(last.Content); ok {
 			reply = acknowledge(f)
 		} else if m := askMyRe.FindStringSubmatch(last.Content); m != nil {
@@ -299,14 +299,20 @@ func describe(tool string, r toolResult) string {
 	return b.String()
 }
 
-func smallTalk(msg string, offered []providers.ToolDef) string {
+// smallTalk is the answer to anything else. model is the model asked
+// for, which the demo names when it stands in for more than one.
+func smallTalk(msg, model string, offered []providers.ToolDef) string {
 	names := make([]string, len(offered))
 	for i, d := range offered {
 		names[i] = "`" + d.Name + "`"
 	}
-	return fmt.Sprintf("Hello! I am the built-in demo model, so I only understand a few phrases. "+
+	as := ""
+	if model != "" {
+		as = ", answering as `" + model + "`"
+	}
+	return fmt.Sprintf("Hello! I am the built-in demo model%s, so I only understand a few phrases. "+
 		"Try \"show my notes\", \"add a note: buy bread\", \"new note\", \"delete note 1\", "+
 		"\"what time is it in my browser\", \"show me a form\" or \"show stats\". "+
-		"Tools you may use: %s.\n\nSet `PARLEY_LLM_BASE_URL` to talk to a real model. You said:\n\n```text\n%s\n```\n",
-		strings.Join(names, ", "), msg)
+		"Tools you may use: %s.\n\nSet `PARLEY_LLM_BASE_URL` or `PARLEY_ANTHROPIC_API_KEY` to talk to a real model. You said:\n\n```text\n%s\n```\n",
+		as, strings.Join(names, ", "), msg)
 }

@@ -19,6 +19,25 @@
 // With no configuration it uses a built-in deterministic demo model and a
 // SQLite file, ./parley.db.
 //
+// # Models
+//
+// PARLEY_LLM_* configure a connection to an OpenAI-compatible server, named
+// after its preset ("ollama", "openrouter", …; "openai" for a generic one),
+// and PARLEY_ANTHROPIC_* one to Anthropic, named "anthropic". With both,
+// the OpenAI-compatible one is the default and users may pick a model of
+// either: the page shows a model picker when there is more than one model
+// (assistant.Config.Connections), stores the choice as the user's
+// preference and names it in each request, and each answer names the model
+// that wrote it. With neither, the demo model answers alone, and no picker
+// shows. Ollama, for example:
+//
+//	PARLEY_LLM_PRESET=ollama PARLEY_LLM_MODEL=qwen3:8b go run ./examples/server
+//
+// Anthropic's key is best kept in a file only you can read:
+//
+//	chmod 600 $HOME/.config/anthropic.key
+//	PARLEY_ANTHROPIC_API_KEY_FILE=$HOME/.config/anthropic.key go run ./examples/server
+//
 // Each new thread is named by a short model call after its first answer
 // (assistant.Config.GenerateTitles). A long thread is kept inside the
 // model's context window (PARLEY_LLM_CONTEXT_WINDOW) by folding its oldest
@@ -45,10 +64,24 @@
 //	PARLEY_ADDR           listen address (default 127.0.0.1:8080, loopback only;
 //	                      :8080 for every interface; 127.0.0.1:0 picks a free port). The log names the bound address once it is bound:
 //	                      "parley example listening addr=127.0.0.1:PORT url=http://127.0.0.1:PORT/"
-//	PARLEY_LLM_BASE_URL   an OpenAI-compatible endpoint, e.g. https://api.openai.com/v1
-//	                      or http://localhost:11434/v1 (Ollama); switches off the demo model
+//	PARLEY_LLM_PRESET     an OpenAI-compatible server by kind: openai, azure, vllm, ollama,
+//	                      openrouter or lmstudio (the providers/openai presets: ollama and
+//	                      lmstudio send the token limit as max_tokens, the only field they
+//	                      read); generic (the default) needs PARLEY_LLM_BASE_URL. Either
+//	                      switches off the demo model
+//	PARLEY_LLM_BASE_URL   the server's endpoint, e.g. https://api.openai.com/v1; replaces the
+//	                      preset's (azure has none: https://RESOURCE.openai.azure.com/openai/v1)
 //	PARLEY_LLM_API_KEY    its API key (may be empty for local servers)
-//	PARLEY_LLM_MODEL      the model name (default gpt-4o-mini)
+//	PARLEY_LLM_MODEL      the model name (default gpt-4o-mini with openai or generic; the
+//	                      other presets need one: a pulled model, a deployment's name)
+//	PARLEY_LLM_MODELS     the models a user may pick there, comma-separated (default: the
+//	                      model alone; without PARLEY_LLM_MODEL the first is the default)
+//	PARLEY_ANTHROPIC_API_KEY  an Anthropic API key: adds a connection to Anthropic
+//	PARLEY_ANTHROPIC_API_KEY_FILE  or a file holding it, of mode 0600 or 0400; a file others
+//	                      may read stops the server. Set one of the two, not both
+//	PARLEY_ANTHROPIC_BASE_URL  a proxy or gateway in place of Anthropic's API
+//	PARLEY_ANTHROPIC_MODEL, PARLEY_ANTHROPIC_MODELS  as the PARLEY_LLM ones (default
+//	                      claude-sonnet-5-5)
 //	PARLEY_LLM_CONTEXT_WINDOW  the model's context window in tokens (default 32768); a
 //	                      thread that outgrows it has its oldest turns summarized
 //	PARLEY_MODEL_FAMILY   anthropic or openai adds a calibration note for models that

@@ -19,8 +19,6 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/assistant/httpapi"
-	"github.com/parleyhq/parley/providers"
-	"github.com/parleyhq/parley/providers/openai"
 	"github.com/parleyhq/parley/quota"
 )
 
@@ -133,31 +131,36 @@ func urlOf(addr net.Addr) string {
 
 // settings is everything the server reads from the environment.
 type settings struct {
-	Addr                            string // listen address
-	LLMBaseURL, LLMAPIKey, LLMModel string
-	DemoDelay                       time.Duration
-	Quota                           quota.Limits  // system defaults
-	DatabasePath, DatabaseURL       string        // SQLite file; PostgreSQL URL (wins); neither: memory
-	MaxConns                        int           // the database pool's bound; 0: the database's default
-	Heartbeat                       time.Duration // 0: the Engine's default
-	RetentionDays                   int           // < 0: keep threads forever
-	MaxTurnsPerUser                 int           // 0: the Engine's default; < 0: no cap
-	ContextWindow                   int           // the model's context in tokens; 0: the Engine's default
-	OperatorAddendum                string        // site rules added to every system prompt
-	ModelFamily                     string        // assistant.ModelFamily*: "" (generic), anthropic or openai
-	NoTitles                        bool          // no model call names new threads
+	Addr                      string            // listen address
+	LLM                       llmSettings       // PARLEY_LLM_*: an OpenAI-compatible connection
+	Anthropic                 anthropicSettings // PARLEY_ANTHROPIC_*
+	DemoDelay                 time.Duration
+	Quota                     quota.Limits  // system defaults
+	DatabasePath, DatabaseURL string        // SQLite file; PostgreSQL URL (wins); neither: memory
+	MaxConns                  int           // the database pool's bound; 0: the database's default
+	Heartbeat                 time.Duration // 0: the Engine's default
+	RetentionDays             int           // < 0: keep threads forever
+	MaxTurnsPerUser           int           // 0: the Engine's default; < 0: no cap
+	ContextWindow             int           // the model's context in tokens; 0: the Engine's default
+	OperatorAddendum          string        // site rules added to every system prompt
+	ModelFamily               string        // assistant.ModelFamily*: "" (generic), anthropic or openai
+	NoTitles                  bool          // no model call names new threads
 }
 
 func settingsFromEnv() (settings, error) {
 	s := settings{
 		Addr:          envOr("PARLEY_ADDR", "127.0.0.1:8080"), // loopback: the demo trusts a header for who you are
-		LLMBaseURL:    os.Getenv("PARLEY_LLM_BASE_URL"),
-		LLMAPIKey:     os.Getenv("PARLEY_LLM_API_KEY"),
-		LLMModel:      envOr("PARLEY_LLM_MODEL", "gpt-4o-mini"),
 		DemoDelay:     25 * time.Millisecond,
 		DatabaseURL:   os.Getenv("PARLEY_DATABASE_URL"),
 		DatabasePath:  "parley.db",
 		RetentionDays: -1,
+	}
+	var err error
+	if s.LLM, err = readLLMSettings(); err != nil {
+		return s, err
+	}
+	if s.Anthropic, err = readAnthropicSettings(); err != nil {
+		return s, err
 	}
 	if v, ok := os.LookupEnv("PARLEY_DATABASE_PATH"); ok {
 		s.DatabasePath = v
@@ -325,25 +328,14 @@ func sweepHolds(ctx context.Context, l quota.Ledger, log *slog.Logger) {
 }
 
 // newHandler wires the notes app, the Engine and the HTTP API, with the
-// model the settings name.
+// models the settings name.
 func newHandler(s settings, log *slog.Logger) (*app, error) {
-	return newApp(s, newModel(s, log), log)
+	return newApp(s, newModels(s, log), log)
 }
 
-// newModel is the OpenAI-compatible endpoint of PARLEY_LLM_BASE_URL, or
-// else the built-in demo model.
-func newModel(s settings, log *slog.Logger) providers.Provider {
-	if s.LLMBaseURL == "" {
-		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL for a real one")
-		return demoModel{delay: s.DemoDelay}
-	}
-	log.Info("using an OpenAI-compatible model", "base_url", s.LLMBaseURL, "model", s.LLMModel)
-	return openai.New(openai.Config{BaseURL: s.LLMBaseURL, APIKey: s.LLMAPIKey, Model: s.LLMModel, MaxRetries: 2})
-}
-
-// newApp wires the notes app, the Engine on model and the HTTP API. Tests
-// pass a model of their own.
-func newApp(s settings, model providers.Provider, log *slog.Logger) (*app, error) {
+// newApp wires the notes app, the Engine on m and the HTTP API. Tests
+// pass models of their own.
+func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 	db, err := openDatabase(context.Background(), s, log)
 	if err != nil {
 		return nil, err
@@ -357,7 +349,8 @@ func newApp(s settings, model providers.Provider, log *slog.Logger) (*app, error
 		Ledger:            db.ledger,
 		HeartbeatInterval: s.Heartbeat,
 		MaxTurnsPerUser:   s.MaxTurnsPerUser,
-		Provider:          model,
+		Provider:          m.provider,
+		Connections:       m.connections,
 		ContextWindow:     s.ContextWindow,
 		Store:             db.store,
 		Tools:             reg,

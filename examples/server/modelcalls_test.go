@@ -76,7 +76,7 @@ func requestTokens(req *providers.Request) int {
 // newTestAppWithModel serves the example with s on model.
 func newTestAppWithModel(t *testing.T, s settings, model providers.Provider, logs *logBuffer) (*httptest.Server, *app) {
 	t.Helper()
-	h, err := newApp(s, model, testLogger(logs))
+	h, err := newApp(s, models{provider: model}, testLogger(logs))
 	if err != nil {
 		t.Fatal(err)
 	}
