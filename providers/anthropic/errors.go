@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	ant "github.com/anthropics/anthropic-sdk-go"
@@ -42,13 +39,13 @@ func classify(ctx context.Context, err error, resp *http.Response) *providers.Er
 			Err:        cause,
 		}
 		if apiErr.Response != nil {
-			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+			e.RetryAfter = providers.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 		return e
 	}
 	if resp != nil && resp.StatusCode >= 400 {
 		return &providers.Error{Category: providers.CategoryForStatus(resp.StatusCode), StatusCode: resp.StatusCode,
-			RetryAfter: retryAfter(resp.Header, time.Now()), Err: err}
+			RetryAfter: providers.RetryAfter(resp.Header, time.Now()), Err: err}
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
@@ -86,29 +83,4 @@ func categoryForType[T ~string](t T) providers.Category {
 		return providers.CategoryForStatus(s)
 	}
 	return providers.CategoryUnavailable
-}
-
-// retryAfter returns how long h asks a client to wait, as of now: the
-// retry-after-ms header, else Retry-After in seconds or as an HTTP date.
-// It returns 0 when neither is present or valid.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < math.MaxInt64/float64(time.Millisecond) {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < math.MaxInt64/float64(time.Second) {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	oai "github.com/openai/openai-go/v3"
@@ -37,13 +34,13 @@ func classify(ctx context.Context, err error, resp *http.Response) *providers.Er
 			Err:        fmt.Errorf("%w: %s (type %q, code %q)", apiErr, apiErr.Message, apiErr.Type, apiErr.Code),
 		}
 		if apiErr.Response != nil {
-			e.RetryAfter = retryAfter(apiErr.Response.Header, time.Now())
+			e.RetryAfter = providers.RetryAfter(apiErr.Response.Header, time.Now())
 		}
 		return e
 	}
 	if resp != nil && resp.StatusCode >= 400 {
 		return &providers.Error{Category: providers.CategoryForStatus(resp.StatusCode), StatusCode: resp.StatusCode,
-			RetryAfter: retryAfter(resp.Header, time.Now()), Err: err}
+			RetryAfter: providers.RetryAfter(resp.Header, time.Now()), Err: err}
 	}
 	if _, ok := errors.AsType[*ssestream.StreamError](err); ok {
 		// An error event inside an accepted stream: the server failed mid-way.
@@ -60,29 +57,4 @@ func classify(ctx context.Context, err error, resp *http.Response) *providers.Er
 	}
 	// Dropped connections, malformed chunks, refused dials.
 	return &providers.Error{Category: providers.CategoryConnection, Err: err}
-}
-
-// retryAfter returns how long h asks a client to wait, as of now: the
-// retry-after-ms header (OpenAI's), else Retry-After in seconds or as an
-// HTTP date. It returns 0 when neither is present or valid.
-func retryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && ms < math.MaxInt64/float64(time.Millisecond) {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.ParseFloat(v, 64); err == nil {
-		if s > 0 && s < math.MaxInt64/float64(time.Second) {
-			return time.Duration(s * float64(time.Second))
-		}
-		return 0
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return 0
 }
