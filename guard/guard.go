@@ -42,7 +42,7 @@ type Config struct {
 	// explain.
 	RulesOnly bool
 	// LearnedShift raises (or, negative, lowers) the learned layer's
-	// thresholds, in logits: 1 trades about a tenth of its catches for
+	// thresholds, in logits: 1 trades about a fifth of its catches for
 	// about half of its false positives on text unlike its training data
 	// (BENCHMARKS.md has the measured trade-off). Zero is the shipped
 	// calibration.
