@@ -314,11 +314,14 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	t.auditContext(ctx)
 	firstKept := false
 	keep := func(b blocks.Block) {
+		t.out.add(b)
+		// Signal after the add: a checkpoint taken on the signal must
+		// hold the block, or it writes an empty reply and the next one is
+		// a heartbeat away.
 		if !firstKept { // keep runs on the worker goroutine only
 			firstKept = true
 			t.writes.first <- struct{}{} // buffered; watch checkpoints
 		}
-		t.out.add(b)
 		emit(b)
 	}
 	record := func(b blocks.Block) {
