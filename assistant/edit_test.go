@@ -174,7 +174,10 @@ func TestEditAndRegenerateRefusals(t *testing.T) {
 }
 
 func TestConcurrentEditsOfOneMessageOneWins(t *testing.T) {
-	h := newHarness(t, echoModel())
+	// Eight edits at once by one user: the per-user turn cap is not what
+	// this test is about, and on a slow machine the edits overlap enough
+	// to reach it.
+	h := newHarness(t, echoModel(), func(c *assistant.Config) { c.MaxTurnsPerUser = 16 })
 	id, replies := threadOf(t, h, "one", "two")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
