@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"time"
 
 	ant "github.com/anthropics/anthropic-sdk-go"
 
@@ -19,12 +17,8 @@ import (
 func classify(ctx context.Context, err error, resp *http.Response) *providers.Error {
 	// The context wins: a canceled call surfaces as whatever the body read
 	// happened to return.
-	if cerr := ctx.Err(); cerr != nil {
-		cat := providers.CategoryCanceled
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			cat = providers.CategoryTimeout
-		}
-		return &providers.Error{Category: cat, Err: err}
+	if ctx.Err() != nil {
+		return providers.TransportError(ctx, err)
 	}
 	if apiErr, ok := errors.AsType[*ant.Error](err); ok {
 		cause := fmt.Errorf("%w (type %q)", apiErr, apiErr.Type())
@@ -33,31 +27,16 @@ func classify(ctx context.Context, err error, resp *http.Response) *providers.Er
 			// says nothing, the error's type says what failed.
 			return &providers.Error{Category: categoryForType(apiErr.Type()), Err: cause}
 		}
-		e := &providers.Error{
-			Category:   providers.CategoryForStatus(apiErr.StatusCode),
-			StatusCode: apiErr.StatusCode,
-			Err:        cause,
-		}
+		var h http.Header
 		if apiErr.Response != nil {
-			e.RetryAfter = providers.RetryAfter(apiErr.Response.Header, time.Now())
+			h = apiErr.Response.Header
 		}
-		return e
+		return providers.HTTPError(apiErr.StatusCode, h, cause)
 	}
 	if resp != nil && resp.StatusCode >= 400 {
-		return &providers.Error{Category: providers.CategoryForStatus(resp.StatusCode), StatusCode: resp.StatusCode,
-			RetryAfter: providers.RetryAfter(resp.Header, time.Now()), Err: err}
+		return providers.HTTPError(resp.StatusCode, resp.Header, err)
 	}
-	switch {
-	case errors.Is(err, context.Canceled):
-		return &providers.Error{Category: providers.CategoryCanceled, Err: err}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &providers.Error{Category: providers.CategoryTimeout, Err: err}
-	}
-	if ne, ok := errors.AsType[net.Error](err); ok && ne.Timeout() {
-		return &providers.Error{Category: providers.CategoryTimeout, Err: err}
-	}
-	// Dropped connections, malformed events, refused dials.
-	return &providers.Error{Category: providers.CategoryConnection, Err: err}
+	return providers.TransportError(ctx, err)
 }
 
 // typeStatus is the HTTP status Anthropic documents for each error type,
