@@ -314,8 +314,11 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 			return
 		}
 		s, e := max(0, start-winRadius), min(len(b), start+winRadius)
+		// Hits come in the order of their ends, so a later one may start
+		// a little earlier: a window only grows.
 		if li := last[r]; li >= 0 && int(st.wins[li].e) >= s {
-			st.wins[li].e = int32(e)
+			w := &st.wins[li]
+			w.s, w.e = min(w.s, int32(s)), max(w.e, int32(e))
 			return
 		}
 		last[r] = int32(len(st.wins))

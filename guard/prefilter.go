@@ -1,47 +1,96 @@
 package guard
 
-// matcher is an Aho-Corasick automaton over bytes, compiled to a full DFA
-// on an alphabet reduced to the bytes the keywords use. It is the keyword
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// matcher is an Aho-Corasick automaton over bytes, compiled to full DFAs on
+// alphabets reduced to the bytes the keywords use. It is the keyword
 // prefilter: a rule's regexp runs only when one of its keywords occurs, and
 // one pass over the text finds every keyword of every rule.
+//
+// The pass is bound by memory, not by arithmetic: one table lookup per
+// byte, in a table that is large when the keywords are many. So the table
+// is kept small and its hot part dense. Keywords with a byte outside ASCII
+// (the other languages') have an automaton of their own, which runs only on
+// text that has such a byte: the ASCII one then needs a third of the
+// alphabet and half the states. States are 16 bits, numbered breadth first
+// (the shallow states prose lives in share cache lines), and the states
+// that end a keyword are numbered last, so that "is there an output" is a
+// comparison rather than a second lookup.
 type matcher struct {
-	class  [256]uint8 // byte -> alphabet class; 0 for bytes in no keyword
-	n      int        // classes, including 0
-	delta  []int32    // state*n + class -> state
-	outOff []int32    // outputs of state s: outIDs[outOff[s]:outOff[s+1]]
-	outIDs []int32
-	lens   []int32 // keyword id -> length
+	lens  []int32 // keyword id -> length
+	ascii *dfa    // the keywords that are all ASCII; nil if none
+	wide  *dfa    // the others; nil if none
 }
 
+// dfa is one automaton of a matcher.
+type dfa struct {
+	class    [256]uint8 // byte -> alphabet class; 0 for bytes in no keyword
+	n        int        // classes, including 0
+	delta    []uint16   // state*n + class -> state
+	firstOut uint16     // states from here on end a keyword
+	outOff   []int32    // outputs of output state firstOut+k: outIDs[outOff[k]:outOff[k+1]]
+	outIDs   []int32    // keyword ids, longest first
+	maxLen   int        // the longest keyword, in bytes
+}
+
+// maxStates is the most states a dfa may have: they are 16 bits.
+const maxStates = 1 << 16
+
 // newMatcher compiles keywords. With fold, ASCII letters match either case
-// (keywords must then be lower case).
+// (keywords must then be lower case). It panics if an automaton would need
+// more than 65,536 states: keyword sets are the package's own.
 func newMatcher(keywords []string, fold bool) *matcher {
 	m := &matcher{lens: make([]int32, len(keywords))}
-	for _, k := range keywords {
+	var asciiIDs, wideIDs []int32
+	for id, k := range keywords {
+		m.lens[id] = int32(len(k))
+		if isASCII(k) {
+			asciiIDs = append(asciiIDs, int32(id))
+		} else {
+			wideIDs = append(wideIDs, int32(id))
+		}
+	}
+	if len(asciiIDs) > 0 {
+		m.ascii = newDFA(keywords, asciiIDs, fold)
+	}
+	if len(wideIDs) > 0 {
+		m.wide = newDFA(keywords, wideIDs, fold)
+	}
+	return m
+}
+
+func newDFA(keywords []string, ids []int32, fold bool) *dfa {
+	d := &dfa{}
+	for _, id := range ids {
+		k := keywords[id]
 		for i := 0; i < len(k); i++ {
-			if m.class[k[i]] == 0 {
-				m.n++
-				m.class[k[i]] = uint8(m.n)
+			if d.class[k[i]] == 0 {
+				d.n++
+				d.class[k[i]] = uint8(d.n)
 			}
 		}
 	}
-	m.n++
+	d.n++
 	if fold {
 		for c := 'A'; c <= 'Z'; c++ {
-			m.class[c] = m.class[c+'a'-'A']
+			d.class[c] = d.class[c+'a'-'A']
 		}
 	}
-	// Build the trie.
+	// The trie.
 	type node struct {
 		next map[uint8]int32
 		out  []int32
 	}
 	nodes := []node{{next: map[uint8]int32{}}}
-	for id, k := range keywords {
-		m.lens[id] = int32(len(k))
+	for _, id := range ids {
+		k := keywords[id]
+		d.maxLen = max(d.maxLen, len(k))
 		s := int32(0)
 		for i := 0; i < len(k); i++ {
-			c := m.class[k[i]]
+			c := d.class[k[i]]
 			t, ok := nodes[s].next[c]
 			if !ok {
 				t = int32(len(nodes))
@@ -50,65 +99,173 @@ func newMatcher(keywords []string, fold bool) *matcher {
 			}
 			s = t
 		}
-		nodes[s].out = append(nodes[s].out, int32(id))
+		nodes[s].out = append(nodes[s].out, id)
 	}
-	// Breadth-first: failure links resolved into a full transition table.
-	m.delta = make([]int32, len(nodes)*m.n)
+	if len(nodes) > maxStates {
+		panic(fmt.Sprintf("guard: %d keywords need %d automaton states, more than %d", len(ids), len(nodes), maxStates))
+	}
+	// Breadth first: failure links resolved into a full transition table,
+	// over trie node numbers for now.
+	delta := make([]int32, len(nodes)*d.n)
 	fail := make([]int32, len(nodes))
-	queue := make([]int32, 0, len(nodes))
-	for c := 1; c < m.n; c++ {
+	order := make([]int32, 1, len(nodes)) // breadth-first order, root first
+	for c := 1; c < d.n; c++ {
 		if t, ok := nodes[0].next[uint8(c)]; ok {
-			m.delta[c] = t
-			queue = append(queue, t)
+			delta[c] = t
+			order = append(order, t)
 		}
 	}
-	for len(queue) > 0 {
-		s := queue[0]
-		queue = queue[1:]
+	for q := 1; q < len(order); q++ {
+		s := order[q]
 		nodes[s].out = append(nodes[s].out, nodes[fail[s]].out...)
-		for c := 1; c < m.n; c++ {
+		for c := 1; c < d.n; c++ {
 			if t, ok := nodes[s].next[uint8(c)]; ok {
-				fail[t] = m.delta[int(fail[s])*m.n+c]
-				m.delta[int(s)*m.n+c] = t
-				queue = append(queue, t)
+				fail[t] = delta[int(fail[s])*d.n+c]
+				delta[int(s)*d.n+c] = t
+				order = append(order, t)
 			} else {
-				m.delta[int(s)*m.n+c] = m.delta[int(fail[s])*m.n+c]
+				delta[int(s)*d.n+c] = delta[int(fail[s])*d.n+c]
 			}
 		}
 	}
-	m.outOff = make([]int32, len(nodes)+1)
-	for s := range nodes {
-		m.outOff[s] = int32(len(m.outIDs))
-		m.outIDs = append(m.outIDs, nodes[s].out...)
+	// Renumber: states without outputs first, then those with, each in
+	// breadth-first order.
+	num := make([]uint16, len(nodes))
+	next := 0
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			d.firstOut = uint16(next)
+		}
+		for _, s := range order {
+			if (len(nodes[s].out) > 0) == (pass == 1) {
+				num[s] = uint16(next)
+				next++
+			}
+		}
 	}
-	m.outOff[len(nodes)] = int32(len(m.outIDs))
-	return m
+	d.delta = make([]uint16, len(nodes)*d.n)
+	for s := range nodes {
+		for c := 0; c < d.n; c++ {
+			d.delta[int(num[s])*d.n+c] = num[delta[s*d.n+c]]
+		}
+	}
+	d.outOff = make([]int32, 0, len(nodes)-int(d.firstOut)+1)
+	for _, s := range order {
+		if len(nodes[s].out) > 0 {
+			d.outOff = append(d.outOff, int32(len(d.outIDs)))
+			d.outIDs = append(d.outIDs, nodes[s].out...)
+		}
+	}
+	d.outOff = append(d.outOff, int32(len(d.outIDs)))
+	return d
 }
 
-// each calls fn(id, start) for every keyword occurrence in b.
+// step advances d from state s on byte c, calling fn for the keywords that
+// end there.
+func (d *dfa) step(s uint16, c byte, i int, lens []int32, fn func(id, start int)) uint16 {
+	s = d.delta[int(s)*d.n+int(d.class[c])]
+	if s >= d.firstOut {
+		k := s - d.firstOut
+		for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
+			fn(int(id), i+1-int(lens[id]))
+		}
+	}
+	return s
+}
+
+// each calls fn(id, start) for every keyword occurrence in b, in the order
+// of their ends (and for one end, longest first within each automaton).
+//
+// The wide automaton runs only near bytes outside ASCII: an occurrence of
+// one of its keywords holds such a byte q, so it lies in [q-L+1, q+L) for
+// L the longest wide keyword. Prose with an accent or a curly quote here
+// and there pays for two automata only around them.
 func (m *matcher) each(b []byte, fn func(id, start int)) {
-	s := int32(0)
-	n := int32(m.n)
-	for i, c := range b {
-		s = m.delta[s*n+int32(m.class[c])]
-		if lo, hi := m.outOff[s], m.outOff[s+1]; lo < hi {
-			for _, id := range m.outIDs[lo:hi] {
-				fn(int(id), i+1-int(m.lens[id]))
+	a, w := m.ascii, m.wide
+	var s uint16
+	for i := 0; i < len(b); {
+		// The next region the wide automaton must see: [rs, re).
+		rs, re := len(b), len(b)
+		if w != nil {
+			if q := nextNonASCII(b, i); q < len(b) {
+				rs, re = max(i, q-w.maxLen+1), min(len(b), q+w.maxLen)
+			}
+		}
+		if a != nil {
+			s = a.run(s, b, i, rs, m.lens, fn)
+		}
+		if rs == len(b) {
+			return
+		}
+		var ws uint16
+		j := rs
+		for j < re {
+			c := b[j]
+			if a != nil {
+				s = a.step(s, c, j, m.lens, fn)
+			}
+			ws = w.step(ws, c, j, m.lens, fn)
+			j++
+			if c >= 0x80 {
+				re = min(len(b), j-1+w.maxLen)
+			}
+			if j == re && re < len(b) {
+				// Stay in the region if the next byte outside ASCII is
+				// close enough that an occurrence holding it could start
+				// before here.
+				if q := nextNonASCII(b, j); q < len(b) && q-w.maxLen+1 < j {
+					re = min(len(b), q+w.maxLen)
+				}
+			}
+		}
+		i = re
+	}
+}
+
+// run advances d over b[i:e] from state s and returns the state it ends in.
+func (d *dfa) run(s uint16, b []byte, i, e int, lens []int32, fn func(id, start int)) uint16 {
+	n, first := d.n, d.firstOut
+	for ; i < e; i++ {
+		s = d.delta[int(s)*n+int(d.class[b[i]])]
+		if s >= first {
+			k := s - first
+			for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
+				fn(int(id), i+1-int(lens[id]))
 			}
 		}
 	}
+	return s
+}
+
+// nextNonASCII returns the index of the first byte of b from i on that is
+// 0x80 or above, or len(b).
+func nextNonASCII(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return i
+		}
+	}
+	return len(b)
 }
 
 // eachString is each for a string.
-func (m *matcher) eachString(b string, fn func(id, start int)) {
-	s := int32(0)
-	n := int32(m.n)
-	for i := 0; i < len(b); i++ {
-		s = m.delta[s*n+int32(m.class[b[i]])]
-		if lo, hi := m.outOff[s], m.outOff[s+1]; lo < hi {
-			for _, id := range m.outIDs[lo:hi] {
-				fn(int(id), i+1-int(m.lens[id]))
-			}
+func (m *matcher) eachString(s string, fn func(id, start int)) {
+	wide := m.wide
+	if wide != nil && isASCII(s) {
+		wide = nil
+	}
+	var a, w uint16
+	for i := 0; i < len(s); i++ {
+		if m.ascii != nil {
+			a = m.ascii.step(a, s[i], i, m.lens, fn)
+		}
+		if wide != nil {
+			w = wide.step(w, s[i], i, m.lens, fn)
 		}
 	}
 }
