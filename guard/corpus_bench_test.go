@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"context"
+	"os"
 	"slices"
 	"syscall"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/internal/guardcorpus"
+	"github.com/parleyhq/parley/internal/guardmodel"
 )
 
 // benignCorpus is the benign prose of the third-party corpus, or a skip.
@@ -63,6 +65,32 @@ func BenchmarkCheckBenignCorpus4K(b *testing.B) {
 		all = all[cut:]
 	}
 	benchTexts(b, msgs, func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) })
+}
+
+// BenchmarkLearnedBenignCorpus is the learned layer's share: the model
+// scoring the normalized benign corpus, text by text.
+func BenchmarkLearnedBenignCorpus(b *testing.B) {
+	data, err := os.ReadFile("model.bin")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := guardmodel.Decode(data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts [][]byte
+	total := 0
+	for _, t := range benignCorpus(b) {
+		texts = append(texts, []byte(guard.Normalize(t).Text))
+		total += len(t)
+	}
+	var sc guardmodel.Scratch
+	b.SetBytes(int64(total))
+	for b.Loop() {
+		for _, t := range texts {
+			m.Score(t, &sc)
+		}
+	}
 }
 
 func benchTexts(b *testing.B, texts []string, check func(*guard.Guard, context.Context, string)) {

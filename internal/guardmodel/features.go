@@ -86,43 +86,67 @@ func wideGrams(b []byte, i int) (h2, h3 uint32, n int) {
 	return
 }
 
-// maxPeriod is the longest period periodic recognizes: "[system]" and
+// maxPeriod is the longest period periodicMask recognizes: "[system]" and
 // "ignore " repeated are caught, a repeated sentence is not.
 const maxPeriod = 8
 
-// periodic reports whether the bytes from b[i] repeat those p bytes
-// earlier, for a period p up to maxPeriod: the grams at i are then the grams at i-p
-// again. A run of one character ("xxxx", "====") or a repeated short
-// pattern would otherwise add the same features once per byte and outvote
-// everything else in its window.
-func periodic(b []byte, i int) bool {
-	if i >= maxPeriod && i+8 <= len(b) {
-		// Eight bytes before i and eight from i, as words: the six bytes
-		// from i-p are w1<<8p | w0>>(64-8p).
-		w0 := binary.LittleEndian.Uint64(b[i-8:])
-		w1 := binary.LittleEndian.Uint64(b[i:])
-		const six = 1<<48 - 1
-		for p := uint(1); p <= maxPeriod; p++ {
-			if (w1^(w1<<(8*p)|w0>>(64-8*p)))&six == 0 {
-				return true
+// periodicMask sets bit i of mask (and clears the others) for every i at
+// which the bytes from b[i] repeat those p bytes earlier, for a period p
+// up to maxPeriod: the grams at i are then the grams at i-p again. A run of
+// one character ("xxxx", "====") or a repeated short pattern would
+// otherwise add the same features once per byte and outvote everything
+// else in its window. Precisely, bit i is set when for some p <= min(i,
+// maxPeriod), b[i:i+n] == b[i-p:i-p+n] with n = min(6, len(b)-i).
+//
+// eq(j) has, for each p, the high bit of byte 8-p set when b[j] == b[j-p];
+// it is computed eight periods at once by comparing b[j] against the word
+// of the eight bytes before it. Bit i is then eq(i) & ... & eq(i+n-1) != 0,
+// a few operations a byte.
+func periodicMask(b []byte, mask []uint64) []uint64 {
+	words := (len(b) + 63) / 64
+	if cap(mask) < words {
+		mask = make([]uint64, words)
+	}
+	mask = mask[:words]
+	clear(mask)
+	var ring [8]uint64 // eqAt(b, j) at j&7
+	n := len(b)
+	for j := 0; j < min(5, n); j++ {
+		ring[j&7] = eqAt(b, j)
+	}
+	for i := 0; i < n; i++ {
+		var acc uint64
+		if i+5 < n {
+			ring[(i+5)&7] = eqAt(b, i+5)
+			acc = ring[i&7] & ring[(i+1)&7] & ring[(i+2)&7] & ring[(i+3)&7] & ring[(i+4)&7] & ring[(i+5)&7]
+		} else {
+			acc = ring[i&7]
+			for k := i + 1; k < n; k++ {
+				acc &= ring[k&7]
 			}
 		}
-		return false
-	}
-	n := min(6, len(b)-i)
-	for p := 1; p <= maxPeriod; p++ {
-		if i < p {
-			return false
-		}
-		k := 0
-		for k < n && b[i+k] == b[i-p+k] {
-			k++
-		}
-		if k == n {
-			return true
+		if acc != 0 {
+			mask[i>>6] |= 1 << (i & 63)
 		}
 	}
-	return false
+	return mask
+}
+
+// eqAt is eq(j) of periodicMask.
+func eqAt(b []byte, j int) uint64 {
+	if j >= 8 {
+		w := binary.LittleEndian.Uint64(b[j-8:])
+		x := w ^ uint64(b[j])*0x0101010101010101
+		const lo7 = 0x7f7f7f7f7f7f7f7f
+		return ^((x&lo7 + lo7) | x | lo7)
+	}
+	var e uint64
+	for p := 1; p <= j; p++ {
+		if b[j] == b[j-p] {
+			e |= 1 << (8*(8-p) + 7)
+		}
+	}
+	return e
 }
 
 // Walk calls fn(pos, h) for every feature of the normalized text b, in
@@ -131,6 +155,7 @@ func periodic(b []byte, i int) bool {
 // reference the scorer's inlined loop is tested against, and what training
 // uses.
 func Walk(b []byte, fn func(pos int, h uint32)) {
+	per := periodicMask(b, nil)
 	var prevWord, prevBigram uint32
 	havePrev := false
 	for i := 0; i < len(b); i++ {
@@ -155,7 +180,7 @@ func Walk(b []byte, fn func(pos int, h uint32)) {
 			}
 			prevWord, havePrev = h, true
 		}
-		if periodic(b, i) {
+		if per[i>>6]&(1<<(i&63)) != 0 {
 			continue
 		}
 		if b[i] >= 0xE0 {

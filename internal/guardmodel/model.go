@@ -108,8 +108,9 @@ func Decode(data []byte) (*Model, error) {
 
 // Scratch is the reusable per-call state of Score.
 type Scratch struct {
-	sum []int32 // prefix sums of signed weights by position
-	cnt []int32 // prefix counts of features by position
+	sum []int32  // prefix sums of signed weights by position
+	cnt []int32  // prefix counts of features by position
+	per []uint64 // periodicMask of the text
 }
 
 // Score returns the logit of b's best window and that window.
@@ -120,7 +121,8 @@ func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
 		sc.cnt = make([]int32, n+1, n+1+n/4)
 	}
 	sum, cnt := sc.sum[:n+1], sc.cnt[:n+1]
-	m.prefix(b, sum, cnt)
+	sc.per = periodicMask(b, sc.per)
+	m.prefix(b, sc.per, sum, cnt)
 	best := float32(math.Inf(-1))
 	Windows(n, func(ws, we int) {
 		c := cnt[we] - cnt[ws]
@@ -140,7 +142,7 @@ func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
 
 // prefix fills sum[i] and cnt[i] with the signed weight sum and count of the
 // features starting before byte i. It is Walk with the callback inlined.
-func (m *Model) prefix(b []byte, sum, cnt []int32) {
+func (m *Model) prefix(b []byte, per []uint64, sum, cnt []int32) {
 	const shift = 32 - Bits
 	w := m.W[:1<<Bits]
 	var acc, k int32
@@ -174,7 +176,7 @@ func (m *Model) prefix(b []byte, sum, cnt []int32) {
 			}
 			prevWord, havePrev = h, true
 		}
-		if periodic(b, i) {
+		if per[i>>6]&(1<<(i&63)) != 0 {
 			continue
 		}
 		if c >= 0xE0 {
