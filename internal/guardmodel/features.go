@@ -109,25 +109,51 @@ func periodicMask(b []byte, mask []uint64) []uint64 {
 	}
 	mask = mask[:words]
 	clear(mask)
-	var ring [8]uint64 // eqAt(b, j) at j&7
 	n := len(b)
-	for j := 0; j < min(5, n); j++ {
-		ring[j&7] = eqAt(b, j)
+	if n < 16 {
+		for i := 0; i < n; i++ {
+			acc := eqAt(b, i)
+			for k := i + 1; k < min(i+6, n); k++ {
+				acc &= eqAt(b, k)
+			}
+			if acc != 0 {
+				mask[i>>6] |= 1 << (i & 63)
+			}
+		}
+		return mask
 	}
-	for i := 0; i < n; i++ {
-		var acc uint64
-		if i+5 < n {
-			ring[(i+5)&7] = eqAt(b, i+5)
-			acc = ring[i&7] & ring[(i+1)&7] & ring[(i+2)&7] & ring[(i+3)&7] & ring[(i+4)&7] & ring[(i+5)&7]
-		} else {
-			acc = ring[i&7]
-			for k := i + 1; k < n; k++ {
-				acc &= ring[k&7]
+	// The eq of the five bytes after i ride along in registers.
+	e0, e1, e2, e3, e4 := eqAt(b, 0), eqAt(b, 1), eqAt(b, 2), eqAt(b, 3), eqAt(b, 4)
+	i := 0
+	for ; i < 3; i++ {
+		e5 := eqAt(b, i+5)
+		if e0&e1&e2&e3&e4&e5 != 0 {
+			mask[i>>6] |= 1 << (i & 63)
+		}
+		e0, e1, e2, e3, e4 = e1, e2, e3, e4, e5
+	}
+	const lo7 = 0x7f7f7f7f7f7f7f7f
+	for ; i+5 < n; i++ {
+		// eqAt for j = i+5 >= 8.
+		x := binary.LittleEndian.Uint64(b[i-3:]) ^ uint64(b[i+5])*0x0101010101010101
+		e5 := ^((x&lo7 + lo7) | x | lo7)
+		if e0&e1&e2&e3&e4&e5 != 0 {
+			mask[i>>6] |= 1 << (i & 63)
+		}
+		e0, e1, e2, e3, e4 = e1, e2, e3, e4, e5
+	}
+	// The last five: fewer bytes follow.
+	for ; i < n; i++ {
+		acc := e0
+		for k, e := range [...]uint64{e1, e2, e3, e4} {
+			if i+1+k < n {
+				acc &= e
 			}
 		}
 		if acc != 0 {
 			mask[i>>6] |= 1 << (i & 63)
 		}
+		e0, e1, e2, e3 = e1, e2, e3, e4
 	}
 	return mask
 }
