@@ -20,9 +20,46 @@ type ruleSpec struct {
 	unless string // a match containing this is not reported
 	raw    bool   // no word-boundary check (markup rules)
 	cjk    bool   // no word-boundary check (scripts without spaces)
-	// lineStart: a match starts the text, a line, or a sentence (after
+	lead   lead   // what must come before a match
+}
+
+// lead is what a rule requires before its match. A rule with a lead is
+// anchored at its first literals without it, and the lead is checked at
+// each occurrence.
+type lead uint8
+
+const (
+	leadNone lead = iota
+	// leadSentence: a match starts the text, a line, or a sentence (after
 	// '.', '!', '?' or '"' and a space).
-	lineStart bool
+	leadSentence
+	// leadLine: a match starts the text or a line.
+	leadLine
+	// leadNonLetter: a match starts the text or follows a character that
+	// is not a letter.
+	leadNonLetter
+)
+
+// source is the lead as an expression, prefixed to the rule's.
+func (l lead) source() string {
+	return [...]string{"", `(?:^|\n|[.!?"] )`, `(?:^|\n)`, `(?:^|[^\pL])`}[l]
+}
+
+// at reports whether a match may start at p by the lead.
+func (l lead) at(b []byte, p int) bool {
+	switch l {
+	case leadSentence:
+		return lineStartAt(b, p)
+	case leadLine:
+		return p == 0 || b[p-1] == '\n'
+	case leadNonLetter:
+		if p == 0 {
+			return true
+		}
+		r, _ := utf8.DecodeLastRune(b[:p])
+		return !unicode.IsLetter(r)
+	}
+	return true
 }
 
 type compactPhrase struct {
@@ -39,7 +76,8 @@ type lazyRE struct {
 	tree  *syntax.Regexp // printed and compiled on first use
 	once  sync.Once
 	re    *regexp.Regexp
-	first litSet // anchored branches: the literals a match starts with
+	first litSet   // anchored branches: the literals a match starts with
+	pre   *preNode // anchored branches: the branch, for mayMatch
 }
 
 func newLazyRE(src string) (*lazyRE, error) {
@@ -65,9 +103,9 @@ type rule struct {
 	// anch holds re anchored at its start, one per branch of a top-level
 	// alternation, each tried at the occurrences of its first literals
 	// (req set first[k]); empty when the rule has no such literals.
-	anch      []*lazyRE
-	first     []int32
-	lineStart bool
+	anch  []*lazyRE
+	first []int32
+	lead  lead
 }
 
 // injectionSet is the compiled injection rules and their prefilters.
@@ -119,7 +157,7 @@ func ruleBody(tree *syntax.Regexp, bounded bool) *syntax.Regexp {
 // is split into its branches, each with its own literals, so an attempt
 // runs only the branches that can start there. It returns nothing when a
 // branch has no such set.
-func anchoredRule(tree *syntax.Regexp, bounded bool) []*lazyRE {
+func anchoredRule(tree *syntax.Regexp, bounded, short bool) []*lazyRE {
 	branches := []*syntax.Regexp{tree}
 	if tree.Op == syntax.OpAlternate {
 		branches = tree.Sub
@@ -129,7 +167,7 @@ func anchoredRule(tree *syntax.Regexp, bounded bool) []*lazyRE {
 		// A one-letter first literal ("i" of "i am") is still selective
 		// at word starts, which bounded rules need.
 		first := firstSet(br)
-		if minLen(first) < 2 && !(bounded && minLen(first) == 1) {
+		if minLen(first) < 2 && !((bounded || short) && minLen(first) == 1) {
 			return nil
 		}
 		// ^(branch) then, when bounded, a boundary or the end.
@@ -138,7 +176,7 @@ func anchoredRule(tree *syntax.Regexp, bounded bool) []*lazyRE {
 			end := &syntax.Regexp{Op: syntax.OpAlternate, Sub: []*syntax.Regexp{{Op: syntax.OpEndText}, boundClass}}
 			parts = append(parts, end)
 		}
-		res = append(res, &lazyRE{tree: &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}, first: first})
+		res = append(res, &lazyRE{tree: &syntax.Regexp{Op: syntax.OpConcat, Sub: parts}, first: first, pre: compilePre(br)})
 	}
 	return res
 }
@@ -161,28 +199,25 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 	var reqs [][]litSet
 	for i, sp := range specs {
 		bounded := !sp.raw && !sp.cjk
-		src := sp.re
-		if sp.lineStart {
-			src = `(?:^|\n|[.!?"] )` + src
-		}
+		src := sp.lead.source() + sp.re
 		re, err := ruleRegexp(src, bounded)
 		if err != nil {
 			return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 		}
 		tree := re.tree
 		sets := usefulSets(requirements(tree))
-		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lineStart: sp.lineStart}
+		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lead: sp.lead}
 		var anch []*lazyRE
-		if fast && !sp.lineStart {
-			anch = anchoredRule(ruleBody(tree, bounded), bounded)
+		if fast && sp.lead == leadNone {
+			anch = anchoredRule(ruleBody(tree, bounded), bounded, false)
 		} else if fast {
-			// The lead of a lineStart rule is checked before an attempt,
-			// so the body anchors without it.
+			// The lead is checked before an attempt, so the body anchors
+			// without it, and may start with a single byte.
 			body, err := newLazyRE(ruleSource(sp.re))
 			if err != nil {
 				return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 			}
-			anch = anchoredRule(body.tree, bounded)
+			anch = anchoredRule(body.tree, bounded, true)
 		}
 		if !fast {
 			sets = nil
@@ -371,14 +406,14 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 			}
 			for _, p32 := range st.req.startsIn(r.first[k], ws, we) {
 				p := int(p32)
-				if r.bounded && p > 0 && wordBefore(b, p) || r.lineStart && !lineStartAt(b, p) {
+				if r.bounded && p > 0 && wordBefore(b, p) || !r.lead.at(b, p) {
 					continue
 				}
 				// The attempt ends where the window does, as the
 				// reference's search does: a shorter cut would miss a
 				// long match and put a false word end inside a word.
 				end := we
-				if !set.req.allow(i, p, end, &st.req) {
+				if !set.req.allow(i, p, end, &st.req) || !mayMatch(lre.pre, b[:end], p) {
 					continue
 				}
 				loc := lre.get().FindSubmatchIndex(b[p:end])
@@ -418,7 +453,7 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 }
 
 // lineStartAt reports whether p starts the text, a line or a sentence, as
-// the lead of a lineStart rule requires.
+// leadSentence requires.
 func lineStartAt(b []byte, p int) bool {
 	switch {
 	case p == 0 || b[p-1] == '\n':

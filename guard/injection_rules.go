@@ -32,9 +32,9 @@ var injectionRules = []ruleSpec{
 		re: `(?:ignore|disregard|forget)(?: all| everything| anything)?(?: of)?(?: the)? (?:above|text above|content above|everything above|preceding text|previous text|prior text|what you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|(?:that )?you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|everything (?:before this|above|prior to this|you (?:know|were told|have been told|learned|were taught)))`,
 	},
 	{
-		name: "injection/new-instructions", cat: InstructionOverride, sev: High, raw: true,
+		name: "injection/new-instructions", cat: InstructionOverride, sev: High, raw: true, lead: leadNonLetter,
 		kw: []string{"instruction", "directive", "prompt", "orders", "rules"},
-		re: `(?:^|[^\pL])(?:new|updated|real|actual|true|override|overriding|secret|hidden|revised|important|urgent)(?: system)? (?:instructions?|directives?|prompt|orders|rules) ?(?:follow ?|are ?|is ?)?:`,
+		re: `(?:new|updated|real|actual|true|override|overriding|secret|hidden|revised|important|urgent)(?: system)? (?:instructions?|directives?|prompt|orders|rules) ?(?:follow ?|are ?|is ?)?:`,
 	},
 	{
 		name: "injection/instructions-void", cat: InstructionOverride, sev: High,
@@ -153,12 +153,12 @@ var injectionRules = []ruleSpec{
 		re: `\[/?(?:system|sys|admin|developer|assistant)(?: (?:message|prompt|note|override|instructions?|update|alert|command))?\]|</?(?:system|sys|system_prompt|system-prompt|sysprompt|instructions|admin_instructions|developer_instructions|admin|developer|im_start|system_message)>|[({]system (?:message|prompt|override|note|instruction)s?[)}]`,
 	},
 	{
-		name: "injection/markdown-role", cat: DelimiterInjection, sev: High, raw: true,
+		name: "injection/markdown-role", cat: DelimiterInjection, sev: High, raw: true, lead: leadLine,
 		kw: []string{"#"},
-		re: `(?:^|\n)#{1,6} ?(?:system|new system|system prompt|system message|system instructions?|new instructions?|admin|admin instructions?|developer|developer instructions?|override|hidden instructions?) ?(?::|\n|$)`,
+		re: `#{1,6} ?(?:system|new system|system prompt|system message|system instructions?|new instructions?|admin|admin instructions?|developer|developer instructions?|override|hidden instructions?) ?(?::|\n|$)`,
 	},
 	{
-		name: "injection/fake-turn", cat: DelimiterInjection, sev: High, raw: true, lineStart: true,
+		name: "injection/fake-turn", cat: DelimiterInjection, sev: High, raw: true, lead: leadSentence,
 		kw: []string{"system", "admin", "developer", "root", "sudo", "assistant", "operator"},
 		re: `(?:system|admin|administrator|developer|root|sudo|operator)(?: (?:message|prompt|note|override|instruction|instructions|update|alert|notice|command))? ?: ?(?:ignore|disregard|forget|override|you (?:are|must|will|should|now)|new|from now on|reveal|the user|all|do not|don'?t|stop|always|never|print|output|respond|answer|follow|obey|execute|run|call|send|unlock|enable|activate|disable|grant)`,
 	},
