@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/internal/guardcorpus"
@@ -189,4 +190,59 @@ func benchEach(b *testing.B, texts []string, fn func(string)) {
 			fn(s)
 		}
 	}
+}
+
+// TestPIIKeywordsNotNested pins what the PII scan's keyword filter relies
+// on: no keyword is a substring of another, ignoring ASCII case, so that
+// finding them by their start gives the order of their ends.
+func TestPIIKeywordsNotNested(t *testing.T) {
+	for i, a := range piiKeywords {
+		for j, b := range piiKeywords {
+			if i != j && strings.Contains(a.kw, b.kw) {
+				t.Errorf("keyword %q contains keyword %q", a.kw, b.kw)
+			}
+		}
+		if a.kw != strings.ToLower(a.kw) {
+			t.Errorf("keyword %q is not lower case", a.kw)
+		}
+	}
+}
+
+func checkPIIAgrees(t *testing.T, p *piiScanner, kw *matcher, s string) {
+	t.Helper()
+	got := p.scan(s, nil)
+	want := refPIIScan(p, kw, s, nil)
+	if !slices.Equal(got, want) {
+		t.Fatalf("PII findings differ for %q:\n got %+v\nwant %+v", s, got, want)
+	}
+}
+
+// TestPIIScanAgreesOnCorpus: the PII scan gives the reference's findings
+// on every corpus text.
+func TestPIIScanAgreesOnCorpus(t *testing.T) {
+	p, kw := newPIIScanner(), newPIIKeywordMatcher()
+	for _, s := range append(corpusTexts(t), agreeSeeds...) {
+		checkPIIAgrees(t, p, kw, s)
+	}
+}
+
+// FuzzPIIScanAgrees: the PII scan gives the reference's findings on any
+// input.
+func FuzzPIIScanAgrees(f *testing.F) {
+	for _, s := range agreeSeeds {
+		f.Add(s)
+	}
+	p, kw := newPIIScanner(), newPIIKeywordMatcher()
+	f.Fuzz(func(t *testing.T, s string) {
+		checkPIIAgrees(t, p, kw, s)
+	})
+}
+
+// BenchmarkPIIScanRefBenignCorpus is BenchmarkPIIScanBenignCorpus for the
+// reference.
+func BenchmarkPIIScanRefBenignCorpus(b *testing.B) {
+	texts := benignCorpusTexts(b)
+	p, kw := newPIIScanner(), newPIIKeywordMatcher()
+	var out []rawFinding
+	benchEach(b, texts, func(s string) { out = refPIIScan(p, kw, s, out[:0]) })
 }

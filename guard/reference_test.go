@@ -196,3 +196,155 @@ func (n *refNormalizer) derive() {
 		i += size
 	}
 }
+
+// newPIIKeywordMatcher is the automaton refPIIScan finds the keywords with.
+func newPIIKeywordMatcher() *matcher {
+	kws := make([]string, len(piiKeywords))
+	for i, k := range piiKeywords {
+		kws[i] = k.kw
+	}
+	return newMatcher(kws, true)
+}
+
+// refPIIScan is the scan that runs the keyword automaton over the whole
+// text (twice when a secret keyword occurs) and walks every byte for
+// tokens and numbers. It appends the PII and credential findings in text.
+func refPIIScan(p *piiScanner, kw *matcher, text string, out []rawFinding) []rawFinding {
+	base := len(out)
+	// Specific formats first, then generic `password = value`
+	// assignments, which must not swallow a token already identified.
+	next, secrets := 0, false // keyword hits before next are inside a reported match
+	kw.eachString(text, func(id, start int) {
+		kind := piiKeywords[id].kind
+		if kind == kwSecret {
+			secrets = true
+			return
+		}
+		if start < next {
+			return
+		}
+		if f, ok := p.keyword(text, kind, start); ok {
+			out = append(out, f)
+			next = f.end
+		}
+	})
+	if secrets {
+		next = 0
+		kw.eachString(text, func(id, start int) {
+			if piiKeywords[id].kind != kwSecret || start < next {
+				return
+			}
+			if f, ok := secretAssignment(text, start); ok && !overlaps(out, base, f.start, f.end) {
+				out = append(out, f)
+				next = f.end
+			}
+		})
+	}
+	out = refScanTokens(text, out, base)
+	out = refScanNumbers(text, out, base)
+	return out
+}
+
+// refScanTokens finds the IDs that start with letters: IBAN, EU VAT numbers,
+// Spanish NIF/NIE and Italian codici fiscali.
+func refScanTokens(text string, out []rawFinding, base int) []rawFinding {
+	for i := 0; i < len(text); {
+		c := text[i]
+		if !isAlnum(c) {
+			i++
+			continue
+		}
+		if i > 0 && isWordByte(text[i-1]) {
+			i++
+			continue
+		}
+		e := i + span(text, i, isAlnum)
+		if f, ok := tokenAt(text, i, e); ok && !overlaps(out, base, f.start, f.end) {
+			out = append(out, f)
+			i = f.end
+			continue
+		}
+		i = e
+	}
+	return out
+}
+
+// refScanNumbers finds digit runs (with single ' ', '-', '.' or '/'
+// separators, an optional leading '+' and a parenthesized area code) and
+// classifies them: card, SSN, NHS, PESEL, Aadhaar, phone, IPv4.
+func refScanNumbers(text string, out []rawFinding, base int) []rawFinding {
+	var digits [24]byte
+	var groups [12]int8
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if !isDigit(c) && c != '+' && c != '(' {
+			continue
+		}
+		if i > 0 && (isWordByte(text[i-1]) || text[i-1] == '.' || text[i-1] == '-' || text[i-1] == '/' || text[i-1] == '+') {
+			continue
+		}
+		plus := c == '+'
+		k := i
+		if c == '+' || c == '(' {
+			if k+1 >= len(text) || !isDigit(text[k+1]) {
+				continue
+			}
+			k++
+		}
+		nd, ng := 0, 0
+		var sep byte // the first separator seen; 0 if none
+		mixed, tooLong, paren := false, false, c == '('
+		glen := 0
+		for k < len(text) {
+			d := text[k]
+			if isDigit(d) {
+				if nd == len(digits) {
+					tooLong = true
+					break
+				}
+				digits[nd] = d
+				nd++
+				glen++
+				k++
+				continue
+			}
+			if k+1 < len(text) && (isDigit(text[k+1]) || d == ')' && text[k+1] == ' ' && k+2 < len(text) && isDigit(text[k+2])) &&
+				(d == ' ' || d == '-' || d == '.' || d == '/' || d == ')' && paren) {
+				if ng < len(groups) {
+					groups[ng] = int8(glen)
+				}
+				ng++
+				glen = 0
+				if d == ')' {
+					paren = false
+					k++
+					if text[k] == ' ' {
+						k++
+					}
+					continue
+				}
+				if sep == 0 {
+					sep = d
+				} else if sep != d {
+					mixed = true
+				}
+				k++
+				continue
+			}
+			break
+		}
+		if ng < len(groups) {
+			groups[ng] = int8(glen)
+		}
+		ng++
+		if tooLong || nd < 4 || isWordAt(text, k) || (k < len(text) && text[k] == '.' && k+1 < len(text) && isDigit(text[k+1])) {
+			i = k
+			continue
+		}
+		if f, ok := classifyNumber(text, i, k, digits[:nd], groups[:min(ng, len(groups))], sep, mixed, plus); ok && !overlaps(out, base, f.start, f.end) {
+			out = append(out, f)
+		}
+		i = k
+	}
+	return out
+}
