@@ -1,6 +1,8 @@
 package guard
 
 import (
+	"io"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -45,6 +47,27 @@ func (v *view) orig(i, j int) (int, int) {
 	return int(v.start[i]), int(v.end[j-1])
 }
 
+// A compactView is the compact view: b[i] is the main view's byte
+// idx[i], and start and end are the main view's maps.
+type compactView struct {
+	b          []byte
+	idx        []int32
+	start, end []int32
+}
+
+func (v *compactView) reset() {
+	v.b, v.idx = v.b[:0], v.idx[:0]
+}
+
+// orig maps the view span [i, j) to the original span it came from.
+func (v *compactView) orig(i, j int) (int, int) {
+	k, l := v.idx[i], v.idx[i]
+	if j > i {
+		l = v.idx[j-1]
+	}
+	return int(v.start[k]), int(v.end[l])
+}
+
 // tagRun is a run of Unicode tag characters decoded to ASCII.
 type tagRun struct {
 	start, end int    // original span
@@ -57,7 +80,7 @@ type tagRun struct {
 type normalizer struct {
 	main    view // NFKC, spaces, ignorables stripped, folded, marks stripped, spaces collapsed
 	leet    []byte
-	compact view // letters only, from the leet view
+	compact compactView // letters only, from the leet view
 	tags    []tagRun
 	bidi    [][2]int // original spans of bidi controls
 	leetOK  bool     // leet differs from main
@@ -73,6 +96,13 @@ type normalizer struct {
 // doc: NFKC, space look-alikes, tag characters, default ignorables, case
 // fold, confusables, combining marks, whitespace collapse; then the leet
 // and compact views.
+//
+// Most text is ASCII, and NFKC leaves an ASCII byte alone unless a
+// combining mark follows it: every ASCII byte starts a segment of the NFKC
+// iterator, and one followed by another ASCII byte is a segment of its
+// own. So runs of ASCII go through asciiRun in bulk, and the iterator is
+// only sought to the ASCII byte before each non-ASCII stretch (it may
+// compose with a mark there) and run until the next ASCII byte.
 func (n *normalizer) normalize(s string) {
 	n.main.reset()
 	n.compact.reset()
@@ -80,13 +110,27 @@ func (n *normalizer) normalize(s string) {
 	n.tags = n.tags[:0]
 	n.bidi = n.bidi[:0]
 	n.pending, n.prevRune = 0, 0
-	if isASCII(s) {
-		for i := 0; i < len(s); i++ {
-			n.ascii(s[i], i, i+1)
+	q := indexNonASCII(s, 0)
+	if q == len(s) {
+		n.asciiRun(s, 0, len(s))
+		n.derive()
+		return
+	}
+	n.it.InitString(norm.NFKC, s)
+	for pos := 0; pos < len(s); {
+		if pos > 0 {
+			q = indexNonASCII(s, pos)
 		}
-	} else {
-		n.it.InitString(norm.NFKC, s)
-		for !n.it.Done() {
+		if q == len(s) {
+			n.asciiRun(s, pos, q)
+			break
+		}
+		if q > pos+1 {
+			n.asciiRun(s, pos, q-1)
+			pos = q - 1
+		}
+		n.it.Seek(int64(pos), io.SeekStart)
+		for {
 			a := n.it.Pos()
 			seg := n.it.Next()
 			e := n.it.Pos()
@@ -95,18 +139,113 @@ func (n *normalizer) normalize(s string) {
 				seg = seg[size:]
 				n.rune(r, a, e)
 			}
+			if e >= len(s) || s[e] < utf8.RuneSelf {
+				pos = e
+				break
+			}
 		}
 	}
 	n.derive()
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
+// indexNonASCII is the index of the first byte of s at or after i that is
+// not ASCII, or len(s).
+func indexNonASCII(s string, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&0x8080808080808080 != 0 {
+			break
 		}
 	}
-	return true
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return i
+		}
+	}
+	return i
+}
+
+func isASCII(s string) bool { return indexNonASCII(s, 0) == len(s) }
+
+// asciiFold maps an ASCII byte to the main view's byte for it (lower case
+// for a letter), or for whitespace to asciiSpace with the kind of
+// collapsed whitespace it makes.
+var asciiFold = func() (t [utf8.RuneSelf]byte) {
+	for c := range t {
+		switch b := byte(c); b {
+		case ' ', '\t':
+			t[c] = asciiSpace | ' '
+		case '\n', '\r', '\v', '\f':
+			t[c] = asciiSpace | '\n'
+		default:
+			if 'A' <= b && b <= 'Z' {
+				b += 'a' - 'A'
+			}
+			t[c] = b
+		}
+	}
+	return t
+}()
+
+const asciiSpace = 0x80
+
+// asciiRun does what ascii does for each byte of s[i:j], all ASCII and
+// each its own NFKC segment. The loop has no data-dependent branch but
+// the rare newline one (word lengths would defeat the branch predictor):
+// every byte is written at the view's end, and the end only advances for
+// a visible byte or the first byte of a whitespace run. The whitespace
+// byte stays the run's view byte, made '\n' if the run holds a line
+// break; a run still open at the end is taken back as the pending space.
+func (n *normalizer) asciiRun(s string, i, j int) {
+	if i >= j {
+		return
+	}
+	if c := asciiFold[s[j-1]&0x7F]; c&asciiSpace == 0 {
+		n.prevRune = rune(c)
+	} else {
+		n.prevRune = rune(s[j-1])
+	}
+	v := &n.main
+	m := len(v.b)
+	if m == 0 {
+		// Leading whitespace is dropped.
+		for i < j && asciiFold[s[i]&0x7F]&asciiSpace != 0 {
+			i++
+		}
+		n.pending = 0
+		if i == j {
+			return
+		}
+	}
+	// Each byte makes at most one view byte, plus one for a pending space
+	// from before the run.
+	size := m + j - i + 1
+	b := slices.Grow(v.b, size-m)[:size]
+	start := slices.Grow(v.start, size-m)[:size]
+	end := slices.Grow(v.end, size-m)[:size]
+	open := 0 // 1 while the view ends in a whitespace run
+	if n.pending != 0 {
+		b[m], start[m], end[m] = n.pending, int32(n.pendStart), int32(n.pendEnd)
+		m++
+		open = 1
+	}
+	for k := i; k < j; k++ {
+		c := asciiFold[s[k]&0x7F]
+		ws := int(c >> 7)
+		b[m], start[m], end[m] = c&^asciiSpace, int32(k), int32(k+1)
+		if c == asciiSpace|'\n' && open != 0 {
+			b[m-1] = '\n'
+		}
+		m += 1 - ws&open
+		open = ws
+	}
+	n.pending = 0
+	if open != 0 {
+		m--
+		n.pending, n.pendStart, n.pendEnd = b[m], int(start[m]), int(end[m])
+	}
+	v.b, v.start, v.end = b[:m], start[:m], end[:m]
 }
 
 func (n *normalizer) ascii(c byte, a, e int) {
@@ -239,44 +378,95 @@ func foldRune(r rune) (rune, bool) {
 	return r, true
 }
 
-// derive builds the leet and compact views from the main view.
+// derive builds the leet and compact views from the main view, in one
+// pass: the leet view starts as a copy of the main view and takes the
+// mapped bytes; the compact view takes the letters of the leet view. As in
+// asciiRun, each byte is written at the compact view's end, which only
+// advances for a letter, so word lengths cost no mispredicted branches.
 func (n *normalizer) derive() {
 	b := n.main.b
 	n.leetOK = false
-	for i, c := range b {
-		l := c
-		if m := leetMap[c]; m != 0 {
-			// Symbols only count inside a word, so "$5" and "hi!" stay.
-			// Digits always map, but only one next to a letter ("1gn0re",
-			// not "2024") makes the view worth scanning.
-			digit := c >= '0' && c <= '9'
-			if digit || (i > 0 && isAlnum(b[i-1])) && i+1 < len(b) && isAlnum(b[i+1]) {
-				l = m
-				if !digit || i > 0 && isLetter(b[i-1]) || i+1 < len(b) && isLetter(b[i+1]) {
-					n.leetOK = true
-				}
+	n.leet = append(n.leet[:0], b...)
+	cv := &n.compact
+	cv.start, cv.end = n.main.start, n.main.end
+	// One spare byte: the write past the last letter.
+	cb := slices.Grow(cv.b[:0], len(b)+1)[:len(b)+1]
+	ci := slices.Grow(cv.idx[:0], len(b)+1)[:len(b)+1]
+	m := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		k := deriveClass[c]
+		if k > dLetter {
+			if k == dMulti {
+				size := 0
+				m, size = n.deriveRune(cb, ci, m, i)
+				i += size - 1
+				continue
 			}
+			c, k = n.deriveLeet(i)
 		}
-		n.leet = append(n.leet, l)
+		cb[m], ci[m] = c, int32(i)
+		m += int(k)
 	}
-	for i := 0; i < len(n.leet); {
-		c := n.leet[i]
-		if c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				n.compact.add(c, int(n.main.start[i]), int(n.main.end[i]))
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(n.leet[i:])
-		if unicode.IsLetter(r) {
-			for k := i; k < i+size; k++ {
-				n.compact.add(n.leet[k], int(n.main.start[k]), int(n.main.end[k]))
-			}
-		}
-		i += size
-	}
+	cv.b, cv.idx = cb[:m], ci[:m]
 }
+
+// deriveLeet maps the leetMap byte b[i] of the main view in the leet view,
+// if its neighbours make it leetspeak, and returns its leet byte and
+// class.
+func (n *normalizer) deriveLeet(i int) (byte, uint8) {
+	b := n.main.b
+	c := b[i]
+	// Symbols only count inside a word, so "$5" and "hi!" stay. Digits
+	// always map, but only one next to a letter ("1gn0re", not "2024")
+	// makes the view worth scanning.
+	digit := c >= '0' && c <= '9'
+	if !digit && !(i > 0 && isAlnum(b[i-1]) && i+1 < len(b) && isAlnum(b[i+1])) {
+		return c, dOther
+	}
+	if !digit || i > 0 && isLetter(b[i-1]) || i+1 < len(b) && isLetter(b[i+1]) {
+		n.leetOK = true
+	}
+	c = leetMap[c]
+	n.leet[i] = c
+	return c, dLetter
+}
+
+// deriveRune adds the rune at b[i] to the compact view if it is a letter,
+// and returns the compact view's new length and the rune's size.
+func (n *normalizer) deriveRune(cb []byte, ci []int32, m, i int) (int, int) {
+	b := n.main.b
+	r, size := utf8.DecodeRune(b[i:])
+	if unicode.IsLetter(r) {
+		for k := i; k < i+size; k++ {
+			cb[m], ci[m] = b[k], int32(k)
+			m++
+		}
+	}
+	return m, size
+}
+
+// deriveClass classifies the main view's bytes for derive.
+const (
+	dOther  = 0
+	dLetter = 1 // a-z: goes to the compact view
+	dLeet   = 2 // in leetMap
+	dMulti  = 3 // starts a multi-byte rune
+)
+
+var deriveClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case 'a' <= c && c <= 'z':
+			t[c] = dLetter
+		case leetMap[c] != 0:
+			t[c] = dLeet
+		case c >= utf8.RuneSelf:
+			t[c] = dMulti
+		}
+	}
+	return t
+}()
 
 func isAlnum(c byte) bool {
 	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || 'A' <= c && c <= 'Z'
@@ -405,7 +595,8 @@ type Normalized struct {
 	// there are none.
 	Tags string
 
-	main, compact view
+	main    view
+	compact compactView
 }
 
 // Normalize returns the normalized views of s. Detectors inside the guard
@@ -417,7 +608,7 @@ func Normalize(s string) *Normalized {
 		Text:    string(n.main.b),
 		Compact: string(n.compact.b),
 		main:    view{start: n.main.start, end: n.main.end},
-		compact: view{start: n.compact.start, end: n.compact.end},
+		compact: compactView{idx: n.compact.idx, start: n.main.start, end: n.main.end},
 	}
 	for _, t := range n.tags {
 		out.Tags += string(t.text)

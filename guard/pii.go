@@ -46,16 +46,87 @@ var piiKeywords = []struct {
 	{"passcode", kwSecret}, {"contraseña", kwSecret}, {"passwort", kwSecret}, {"mot de passe", kwSecret},
 }
 
+// piiScanner finds the keywords with a filter on each position's first
+// three bytes: a hashed bit set of the keywords' first three bytes, with
+// bit 0x20 set in each (which folds ASCII case, and merges a few other
+// pairs of bytes, which only lets more positions through). Most positions
+// of prose cost a few instructions; the rest are compared with the
+// keywords of their first byte. No keyword is a substring of another
+// (TestPIIKeywordsNotNested), so the occurrences come in the order of
+// their ends, as from an Aho-Corasick automaton, and at most one starts
+// at a position.
 type piiScanner struct {
-	kw *matcher
+	tri     [1 << triBits / 64]uint64
+	byFirst [256][]uint8 // keyword ids by folded first byte
 }
 
-func newPIIScanner() *piiScanner {
-	kws := make([]string, len(piiKeywords))
-	for i, k := range piiKeywords {
-		kws[i] = k.kw
+const triBits = 14
+
+// triKey hashes the three bytes packed in x into the filter.
+func triKey(x uint32) uint32 {
+	return (x | 0x202020) * 0x9E3779B1 >> (32 - triBits)
+}
+
+// foldByte folds ASCII upper case to lower case and leaves the rest.
+var foldByte = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+		if 'A' <= c && c <= 'Z' {
+			t[c] = byte(c + 'a' - 'A')
+		}
 	}
-	return &piiScanner{kw: newMatcher(kws, true)}
+	return t
+}()
+
+func newPIIScanner() *piiScanner {
+	p := new(piiScanner)
+	for id, k := range piiKeywords {
+		p.byFirst[k.kw[0]] = append(p.byFirst[k.kw[0]], uint8(id))
+		if len(k.kw) >= 3 {
+			key := triKey(uint32(k.kw[0]) | uint32(k.kw[1])<<8 | uint32(k.kw[2])<<16)
+			p.tri[key/64] |= 1 << (key % 64)
+		}
+	}
+	return p
+}
+
+// nextCandidate returns the first position from i on where the filter
+// lets a keyword start, or len(text). The last two positions are always
+// candidates. '@' is the one keyword shorter than three bytes.
+func (p *piiScanner) nextCandidate(text string, i int) int {
+	for ; i+2 < len(text); i++ {
+		x := uint32(text[i]) | uint32(text[i+1])<<8 | uint32(text[i+2])<<16
+		key := triKey(x)
+		if p.tri[key>>6]&(1<<(key&63)) != 0 || byte(x) == '@' {
+			return i
+		}
+	}
+	return min(i, len(text))
+}
+
+// keywordAt returns the id of the keyword that starts at text[i], or -1.
+func (p *piiScanner) keywordAt(text string, i int) int {
+	for _, id := range p.byFirst[foldByte[text[i]]] {
+		kw := piiKeywords[id].kw
+		if hasPrefixFold(text[i:], kw) {
+			return int(id)
+		}
+	}
+	return -1
+}
+
+// hasPrefixFold reports whether s starts with the lower-case kw, ignoring
+// ASCII case.
+func hasPrefixFold(s, kw string) bool {
+	if len(s) < len(kw) {
+		return false
+	}
+	for j := 0; j < len(kw); j++ {
+		if foldByte[s[j]] != kw[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // scan appends the PII and credential findings in text.
@@ -63,11 +134,13 @@ func (p *piiScanner) scan(text string, out []rawFinding) []rawFinding {
 	base := len(out)
 	// Specific formats first, then generic `password = value`
 	// assignments, which must not swallow a token already identified.
-	next, secrets := 0, false // keyword hits before next are inside a reported match
-	p.kw.eachString(text, func(id, start int) {
+	next := 0 // keyword hits before next are inside a reported match
+	var secretBuf [16]int32
+	secrets := secretBuf[:0]
+	hit := func(id, start int) {
 		kind := piiKeywords[id].kind
 		if kind == kwSecret {
-			secrets = true
+			secrets = append(secrets, int32(start))
 			return
 		}
 		if start < next {
@@ -77,18 +150,25 @@ func (p *piiScanner) scan(text string, out []rawFinding) []rawFinding {
 			out = append(out, f)
 			next = f.end
 		}
-	})
-	if secrets {
-		next = 0
-		p.kw.eachString(text, func(id, start int) {
-			if piiKeywords[id].kind != kwSecret || start < next {
-				return
-			}
-			if f, ok := secretAssignment(text, start); ok && !overlaps(out, base, f.start, f.end) {
-				out = append(out, f)
-				next = f.end
-			}
-		})
+	}
+	for i := 0; ; i++ {
+		if i = p.nextCandidate(text, i); i == len(text) {
+			break
+		}
+		if id := p.keywordAt(text, i); id >= 0 {
+			hit(id, i)
+		}
+	}
+	next = 0
+	for _, s := range secrets {
+		start := int(s)
+		if start < next {
+			continue
+		}
+		if f, ok := secretAssignment(text, start); ok && !overlaps(out, base, f.start, f.end) {
+			out = append(out, f)
+			next = f.end
+		}
 	}
 	out = scanTokens(text, out, base)
 	out = scanNumbers(text, out, base)
@@ -404,28 +484,69 @@ func secretLike(v string, natural bool) bool {
 }
 
 // scanTokens finds the IDs that start with letters: IBAN, EU VAT numbers,
-// Spanish NIF/NIE and Italian codici fiscali.
+// Spanish NIF/NIE and Italian codici fiscali. A token goes to tokenAt only
+// if its first bytes or length fit one of them (tokenMay), which most
+// words of prose do not.
 func scanTokens(text string, out []rawFinding, base int) []rawFinding {
 	for i := 0; i < len(text); {
-		c := text[i]
-		if !isAlnum(c) {
+		if byteClass[text[i]]&cAlnum == 0 {
 			i++
 			continue
+		}
+		e := i + 1
+		for e < len(text) && byteClass[text[e]]&cAlnum != 0 {
+			e++
 		}
 		if i > 0 && isWordByte(text[i-1]) {
-			i++
+			i = e
 			continue
 		}
-		e := i + span(text, i, isAlnum)
-		if f, ok := tokenAt(text, i, e); ok && !overlaps(out, base, f.start, f.end) {
-			out = append(out, f)
-			i = f.end
-			continue
+		if tokenMay(text[i:e]) {
+			if f, ok := tokenAt(text, i, e); ok && !overlaps(out, base, f.start, f.end) {
+				out = append(out, f)
+				i = f.end
+				continue
+			}
 		}
 		i = e
 	}
 	return out
 }
+
+// tokenMay reports whether tokenAt can match at the alphanumeric token
+// tok: its IBAN, VAT, NIF/NIE and codice fiscale cases each need one of
+// these.
+func tokenMay(tok string) bool {
+	switch {
+	case len(tok) == 16:
+		return true
+	case len(tok) >= 4 && isDigit(tok[2]):
+		return true
+	case len(tok) >= 2 && isUpper(tok[0]) && isUpper(tok[1]):
+		return true
+	}
+	c := tok[0]
+	return len(tok) <= 9 && (isDigit(c) || c|0x20 == 'x' || c|0x20 == 'y' || c|0x20 == 'z')
+}
+
+// byteClass holds the classes of bytes the PII scans skip by.
+const (
+	cAlnum   = 1 << iota
+	cNumLead // a digit, '+' or '(': can start a number
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		b := byte(c)
+		if isAlnum(b) {
+			t[c] |= cAlnum
+		}
+		if isDigit(b) || b == '+' || b == '(' {
+			t[c] |= cNumLead
+		}
+	}
+	return t
+}()
 
 func tokenAt(text string, i, e int) (rawFinding, bool) {
 	tok := text[i:e]
@@ -533,10 +654,13 @@ func scanNumbers(text string, out []rawFinding, base int) []rawFinding {
 	var digits [24]byte
 	var groups [12]int8
 	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if !isDigit(c) && c != '+' && c != '(' {
-			continue
+		for i < len(text) && byteClass[text[i]]&cNumLead == 0 {
+			i++
 		}
+		if i == len(text) {
+			break
+		}
+		c := text[i]
 		if i > 0 && (isWordByte(text[i-1]) || text[i-1] == '.' || text[i-1] == '-' || text[i-1] == '/' || text[i-1] == '+') {
 			continue
 		}
