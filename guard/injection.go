@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -257,6 +258,22 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 			set.req.ruleSet[i] = set.req.ruleSet[i][:len(set.req.ruleSet[i])-len(r.first)]
 		}
 	}
+	// A literal whose every set is the first literals of a bounded rule
+	// matters only where it starts a word.
+	firstOfBounded := make([]bool, set.req.nsets)
+	for _, r := range set.rules {
+		if r.bounded {
+			for _, sid := range r.first {
+				firstOfBounded[sid] = true
+			}
+		}
+	}
+	set.kw.wordStart = make(bitset, (len(set.kwRule)+len(set.req.lits)+63)/64)
+	for id, sets := range set.req.litSets {
+		if !slices.ContainsFunc(sets, func(sid int32) bool { return !firstOfBounded[sid] }) {
+			set.kw.wordStart.set(len(set.kwRule) + id)
+		}
+	}
 	texts := make([]string, len(phrases))
 	for i, p := range phrases {
 		texts[i] = p.text
@@ -284,6 +301,8 @@ type scanState struct {
 	last  []int32
 	wins  []window
 	req   reqState
+	// regions are the spans of the leet view near a byte leet changed.
+	regions [][2]int32
 }
 
 // scan reports injection findings in n's views. Offsets are into the text
@@ -296,9 +315,22 @@ func (set *injectionSet) scan(n *normalizer, st *scanState, out []rawFinding) []
 	}
 	st.hits, st.found = st.hits[:words], st.found[:words]
 	st.found.clear()
-	out = set.scanView(n.main.b, &n.main, "", st, out)
+	out = set.scanView(n.main.b, &n.main, "", nil, st, out)
 	if n.leetOK {
-		out = set.scanView(n.leet, &n.main, "leet", st, out)
+		// A match the leet view adds holds a byte leet changed, and a
+		// match is shorter than winRadius: only the text that near such a
+		// byte is scanned again. Prose with a "2nd" or an "mp3" here and
+		// there is not scanned twice.
+		st.regions = st.regions[:0]
+		for _, c := range n.leetAt {
+			s, e := max(0, c-winRadius), min(int32(len(n.leet)), c+winRadius+1)
+			if k := len(st.regions) - 1; k >= 0 && st.regions[k][1] >= s {
+				st.regions[k][1] = e
+				continue
+			}
+			st.regions = append(st.regions, [2]int32{s, e})
+		}
+		out = set.scanView(n.leet, &n.main, "leet", st.regions, st, out)
 	}
 	if len(n.compact.b) > 0 {
 		var seen uint16 // categories already found, by index in injectionCats
@@ -328,7 +360,10 @@ type window struct {
 	s, e int32
 }
 
-func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, out []rawFinding) []rawFinding {
+// scanView reports the rules that match b, the view v's bytes (or the leet
+// view's), looking for keywords and literals in the regions of b only when
+// regions is not nil.
+func (set *injectionSet) scanView(b []byte, v *view, via string, regions [][2]int32, st *scanState, out []rawFinding) []rawFinding {
 	if cap(st.last) < len(set.rules) {
 		st.last = make([]int32, len(set.rules))
 	}
@@ -339,7 +374,7 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 	st.wins = st.wins[:0]
 	nkw := len(set.kwRule)
 	set.req.reset(&st.req)
-	set.kw.each(b, func(id, start int) {
+	hit := func(id, start int) {
 		if id >= nkw {
 			set.req.record(&st.req, id-nkw, start)
 			return
@@ -358,7 +393,14 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, st *scanState, 
 		}
 		last[r] = int32(len(st.wins))
 		st.wins = append(st.wins, window{r, int32(s), int32(e)})
-	})
+	}
+	if regions == nil {
+		set.kw.each(b, hit)
+	}
+	for _, r := range regions {
+		off := int(r[0])
+		set.kw.each(b[r[0]:r[1]], func(id, start int) { hit(id, start+off) })
+	}
 	set.req.finish(&st.req)
 	for _, w := range st.wins {
 		i := int(w.rule)

@@ -84,6 +84,7 @@ type normalizer struct {
 	tags    []tagRun
 	bidi    [][2]int // original spans of bidi controls
 	leetOK  bool     // leet differs from main
+	leetAt  []int32  // the bytes that make leet differ: a symbol inside a word, a digit by a letter
 	it      norm.Iter
 
 	pending   byte // ' ' or '\n' to emit before the next visible rune, 0 for none
@@ -386,6 +387,7 @@ func foldRune(r rune) (rune, bool) {
 func (n *normalizer) derive() {
 	b := n.main.b
 	n.leetOK = false
+	n.leetAt = n.leetAt[:0]
 	n.leet = append(n.leet[:0], b...)
 	cv := &n.compact
 	cv.start, cv.end = n.main.start, n.main.end
@@ -426,6 +428,7 @@ func (n *normalizer) deriveLeet(i int) (byte, uint8) {
 	}
 	if !digit || i > 0 && isLetter(b[i-1]) || i+1 < len(b) && isLetter(b[i+1]) {
 		n.leetOK = true
+		n.leetAt = append(n.leetAt, int32(i))
 	}
 	c = leetMap[c]
 	n.leet[i] = c

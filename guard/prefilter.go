@@ -23,6 +23,11 @@ type matcher struct {
 	lens  []int32 // keyword id -> length
 	ascii *dfa    // the keywords that are all ASCII; nil if none
 	wide  *dfa    // the others; nil if none
+	// wordStart holds the keywords reported only where they start a
+	// word: not after an ASCII letter or digit. A one-letter literal ("i"
+	// of "i am") is in most words of prose, and its occurrences inside
+	// words would only be skipped later.
+	wordStart bitset
 }
 
 // dfa is one automaton of a matcher.
@@ -160,15 +165,12 @@ func newDFA(keywords []string, ids []int32, fold bool) *dfa {
 	return d
 }
 
-// step advances d from state s on byte c, calling fn for the keywords that
+// step advances d from state s on b[i], calling fn for the keywords that
 // end there.
-func (d *dfa) step(s uint16, c byte, i int, lens []int32, fn func(id, start int)) uint16 {
-	s = d.delta[int(s)*d.n+int(d.class[c])]
+func (d *dfa) step(s uint16, b []byte, i int, m *matcher, fn func(id, start int)) uint16 {
+	s = d.delta[int(s)*d.n+int(d.class[b[i]])]
 	if s >= d.firstOut {
-		k := s - d.firstOut
-		for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
-			fn(int(id), i+1-int(lens[id]))
-		}
+		d.emit(s, b, i, m, fn)
 	}
 	return s
 }
@@ -192,7 +194,7 @@ func (m *matcher) each(b []byte, fn func(id, start int)) {
 			}
 		}
 		if a != nil {
-			s = a.run(s, b, i, rs, m.lens, fn)
+			s = a.run(s, b, i, rs, m, fn)
 		}
 		if rs == len(b) {
 			return
@@ -202,9 +204,9 @@ func (m *matcher) each(b []byte, fn func(id, start int)) {
 		for j < re {
 			c := b[j]
 			if a != nil {
-				s = a.step(s, c, j, m.lens, fn)
+				s = a.step(s, b, j, m, fn)
 			}
-			ws = w.step(ws, c, j, m.lens, fn)
+			ws = w.step(ws, b, j, m, fn)
 			j++
 			if c >= 0x80 {
 				re = min(len(b), j-1+w.maxLen)
@@ -223,18 +225,27 @@ func (m *matcher) each(b []byte, fn func(id, start int)) {
 }
 
 // run advances d over b[i:e] from state s and returns the state it ends in.
-func (d *dfa) run(s uint16, b []byte, i, e int, lens []int32, fn func(id, start int)) uint16 {
+func (d *dfa) run(s uint16, b []byte, i, e int, m *matcher, fn func(id, start int)) uint16 {
 	n, first := d.n, d.firstOut
 	for ; i < e; i++ {
 		s = d.delta[int(s)*n+int(d.class[b[i]])]
 		if s >= first {
-			k := s - first
-			for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
-				fn(int(id), i+1-int(lens[id]))
-			}
+			d.emit(s, b, i, m, fn)
 		}
 	}
 	return s
+}
+
+// emit reports the keywords that end at b[i] in output state s.
+func (d *dfa) emit(s uint16, b []byte, i int, m *matcher, fn func(id, start int)) {
+	k := s - d.firstOut
+	for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
+		start := i + 1 - int(m.lens[id])
+		if m.wordStart != nil && m.wordStart.has(int(id)) && start > 0 && isAlnum(b[start-1]) {
+			continue
+		}
+		fn(int(id), start)
+	}
 }
 
 // nextNonASCII returns the index of the first byte of b from i on that is
@@ -251,23 +262,6 @@ func nextNonASCII(b []byte, i int) int {
 		}
 	}
 	return len(b)
-}
-
-// eachString is each for a string.
-func (m *matcher) eachString(s string, fn func(id, start int)) {
-	wide := m.wide
-	if wide != nil && isASCII(s) {
-		wide = nil
-	}
-	var a, w uint16
-	for i := 0; i < len(s); i++ {
-		if m.ascii != nil {
-			a = m.ascii.step(a, s[i], i, m.lens, fn)
-		}
-		if wide != nil {
-			w = wide.step(w, s[i], i, m.lens, fn)
-		}
-	}
 }
 
 // bitset is a set of small integers (rule ids).

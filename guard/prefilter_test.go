@@ -41,7 +41,22 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// matcherHits runs m over s as bytes and as a string; both must agree.
+// eachString is each for a string, stepping both automata at every byte:
+// the simplest use of them, which each must agree with.
+func (m *matcher) eachString(s string, fn func(id, start int)) {
+	b := []byte(s)
+	var a, w uint16
+	for i := range b {
+		if m.ascii != nil {
+			a = m.ascii.step(a, b, i, m, fn)
+		}
+		if m.wide != nil {
+			w = m.wide.step(w, b, i, m, fn)
+		}
+	}
+}
+
+// matcherHits runs m over s with each and eachString; both must agree.
 func matcherHits(t *testing.T, m *matcher, s string) [][2]int {
 	t.Helper()
 	var got, gotS [][2]int
@@ -83,6 +98,8 @@ func TestMatcherAgrees(t *testing.T) {
 		strings.Repeat("x", 100) + "é" + strings.Repeat("a", 100) + "é",
 		"![img]({{x}})",
 		"\xff\xfe\x80ignor\xc3",
+		strings.Repeat("ignore all previous ", 40),
+		strings.Repeat("a", 127) + "ignore" + strings.Repeat("é", 100) + "ignore" + strings.Repeat("b", 300),
 	} {
 		if got, want := matcherHits(t, m, s), naiveHits(matcherKeywords, s, false); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %v\nwant %v", s, got, want)
