@@ -237,9 +237,10 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 // reqState is the per-view scratch of the requirement check: the end
 // offsets of each set's literal occurrences, ascending.
 type reqState struct {
-	ends   [][]int32
-	starts [][]int32 // for the sets of anchored rules: start offsets, ascending
-	ready  bool
+	ends    [][]int32
+	starts  [][]int32 // for the sets of anchored rules: start offsets, ascending
+	touched []int32   // the sets with an occurrence, which reset empties
+	ready   bool
 }
 
 // find records the occurrences in b.
@@ -249,19 +250,20 @@ func (ix *reqIndex) find(b []byte, st *reqState) {
 	ix.finish(st)
 }
 
-// reset empties st for a new view.
+// reset empties st for a new view. Only the sets the last view touched
+// are emptied: a short message costs what it found, not the number of
+// sets.
 func (ix *reqIndex) reset(st *reqState) {
-	if cap(st.ends) < ix.nsets {
+	if len(st.ends) != ix.nsets {
 		st.ends = make([][]int32, ix.nsets)
-	}
-	if cap(st.starts) < ix.nsets {
 		st.starts = make([][]int32, ix.nsets)
+		st.touched = st.touched[:0]
 	}
-	st.ends, st.starts = st.ends[:ix.nsets], st.starts[:ix.nsets]
-	for i := range st.ends {
-		st.ends[i] = st.ends[i][:0]
-		st.starts[i] = st.starts[i][:0]
+	for _, s := range st.touched {
+		st.ends[s] = st.ends[s][:0]
+		st.starts[s] = st.starts[s][:0]
 	}
+	st.touched = st.touched[:0]
 }
 
 // record notes an occurrence of literal id at start. Occurrences come in
@@ -269,7 +271,11 @@ func (ix *reqIndex) reset(st *reqState) {
 func (ix *reqIndex) record(st *reqState, id, start int) {
 	end := int32(start + len(ix.lits[id]))
 	for _, s := range ix.litSets[id] {
-		if e := st.ends[s]; len(e) == 0 || e[len(e)-1] != end {
+		switch e := st.ends[s]; {
+		case len(e) == 0:
+			st.touched = append(st.touched, s)
+			st.ends[s] = append(e, end)
+		case e[len(e)-1] != end:
 			st.ends[s] = append(e, end)
 		}
 		if ix.starts[s] {
@@ -280,8 +286,8 @@ func (ix *reqIndex) record(st *reqState, id, start int) {
 
 // finish sorts the start offsets and marks st ready.
 func (ix *reqIndex) finish(st *reqState) {
-	for s, keep := range ix.starts {
-		if !keep {
+	for _, s := range st.touched {
+		if !ix.starts[s] {
 			continue
 		}
 		if !slices.IsSorted(st.starts[s]) {

@@ -148,3 +148,34 @@ func TestRulesCompile(t *testing.T) {
 		}
 	}
 }
+
+// TestScanStateReuse scans texts one after another with one scanState, as
+// the pooled Guard does, and compares each with a fresh state: what one
+// text recorded must not leak into the next.
+func TestScanStateReuse(t *testing.T) {
+	fast, _ := referenceSets(t)
+	root, err := guardcorpus.ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := guardcorpus.LoadOwn(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n normalizer
+	var st scanState
+	for i, s := range own {
+		// Long, short, attack, benign: in the corpus's order and reversed.
+		for _, text := range []string{s.Text, own[len(own)-1-i].Text} {
+			n.normalize(text)
+			var got []string
+			for _, f := range fast.scan(&n, &st, nil) {
+				got = append(got, f.detector)
+			}
+			slices.Sort(got)
+			if want := ruleNames(fast, text); !slices.Equal(got, want) {
+				t.Fatalf("reused state found %q, a fresh one %q, in %q", got, want, text)
+			}
+		}
+	}
+}
