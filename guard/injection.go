@@ -41,9 +41,11 @@ const (
 	leadNonLetter
 )
 
-// source is the lead as an expression, prefixed to the rule's.
+// source is the lead as an expression, prefixed to the rule's. Its space
+// is \x20, one space, as lead.at reads it: a plain space in a rule source
+// is a separator of one to four characters.
 func (l lead) source() string {
-	return [...]string{"", `(?:^|\n|[.!?"] )`, `(?:^|\n)`, `(?:^|[^\pL])`}[l]
+	return [...]string{"", `(?:^|\n|[.!?"]\x20)`, `(?:^|\n)`, `(?:^|[^\pL])`}[l]
 }
 
 // at reports whether a match may start at p by the lead.
