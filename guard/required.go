@@ -199,7 +199,6 @@ func usefulSets(sets []litSet) []litSet {
 
 // reqIndex is the compiled requirements of every rule.
 type reqIndex struct {
-	m       *matcher
 	lits    []string  // literal id -> literal
 	litSets [][]int32 // literal id -> set ids holding it
 	ruleSet [][]int32 // rule -> set ids it requires
@@ -228,7 +227,6 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 			}
 		}
 	}
-	ix.m = newMatcher(lits, false)
 	ix.lits = lits
 	ix.starts = make([]bool, ix.nsets)
 	return ix
@@ -240,14 +238,6 @@ type reqState struct {
 	ends    [][]int32
 	starts  [][]int32 // for the sets of anchored rules: start offsets, ascending
 	touched []int32   // the sets with an occurrence, which reset empties
-	ready   bool
-}
-
-// find records the occurrences in b.
-func (ix *reqIndex) find(b []byte, st *reqState) {
-	ix.reset(st)
-	ix.m.each(b, func(id, start int) { ix.record(st, id, start) })
-	ix.finish(st)
 }
 
 // reset empties st for a new view. Only the sets the last view touched
@@ -284,7 +274,7 @@ func (ix *reqIndex) record(st *reqState, id, start int) {
 	}
 }
 
-// finish sorts the start offsets and marks st ready.
+// finish sorts the start offsets.
 func (ix *reqIndex) finish(st *reqState) {
 	for _, s := range st.touched {
 		if !ix.starts[s] {
@@ -295,7 +285,6 @@ func (ix *reqIndex) finish(st *reqState) {
 		}
 		st.starts[s] = slices.Compact(st.starts[s])
 	}
-	st.ready = true
 }
 
 // startsIn returns the start offsets of set's literals inside [s, e).
