@@ -2,6 +2,7 @@ package guard
 
 import (
 	"bytes"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -43,21 +44,14 @@ func corpusTexts(tb testing.TB) []string {
 // skip.
 func benignCorpusTexts(tb testing.TB) []string {
 	tb.Helper()
-	dir, err := guardcorpus.FindCorpus(".")
-	if err != nil {
+	texts, err := guardcorpus.BenignTexts(".")
+	if errors.Is(err, guardcorpus.ErrNoCorpus) {
 		tb.Skipf("skipping: %v", err)
 	}
-	all, err := guardcorpus.LoadCorpus(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var out []string
-	for _, s := range all {
-		if !s.Attack {
-			out = append(out, s.Text)
-		}
-	}
-	return out
+	return texts
 }
 
 // agreeSeeds are inputs for the fuzz targets that compare a fast path with

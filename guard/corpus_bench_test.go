@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"syscall"
@@ -16,21 +17,14 @@ import (
 // benignCorpus is the benign prose of the third-party corpus, or a skip.
 func benignCorpus(tb testing.TB) []string {
 	tb.Helper()
-	dir, err := guardcorpus.FindCorpus(".")
-	if err != nil {
+	texts, err := guardcorpus.BenignTexts(".")
+	if errors.Is(err, guardcorpus.ErrNoCorpus) {
 		tb.Skipf("skipping: %v", err)
 	}
-	all, err := guardcorpus.LoadCorpus(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var out []string
-	for _, s := range all {
-		if !s.Attack {
-			out = append(out, s.Text)
-		}
-	}
-	return out
+	return texts
 }
 
 // BenchmarkCheckBenignCorpus scans every benign prompt and document of the

@@ -65,6 +65,27 @@ func ModuleRoot(dir string) (string, error) {
 	}
 }
 
+// BenignTexts returns the texts of the benign samples of the third-party
+// corpus found from dir (see FindCorpus): the real prose the guard's
+// throughput is measured on. Without a corpus the error wraps ErrNoCorpus.
+func BenignTexts(dir string) ([]string, error) {
+	found, err := FindCorpus(dir)
+	if err != nil {
+		return nil, err
+	}
+	all, err := LoadCorpus(found)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, s := range all {
+		if !s.Attack {
+			out = append(out, s.Text)
+		}
+	}
+	return out, nil
+}
+
 // LoadCorpus reads attacks.jsonl and benign.jsonl from dir.
 func LoadCorpus(dir string) ([]Sample, error) {
 	var all []Sample
