@@ -91,6 +91,18 @@ func TestScoreMatchesWalk(t *testing.T) {
 	}
 }
 
+// TestWindowsOnCheckpoints checks that every window starts and ends where
+// Score keeps a prefix sum.
+func TestWindowsOnCheckpoints(t *testing.T) {
+	for n := range 5000 {
+		Windows(n, func(s, e int) {
+			if s%stride != 0 || e%stride != 0 && e != n {
+				t.Fatalf("text of %d bytes: window [%d,%d) is not on the %d-byte checkpoints", n, s, e, stride)
+			}
+		})
+	}
+}
+
 // TestRepetitionCountsOnce checks that a long run of one pattern adds about
 // as many features as a short one: repeated bytes must not outvote a
 // window.
