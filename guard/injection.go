@@ -246,8 +246,6 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		}
 	}
 	set.req = newReqIndex(reqs)
-	// One automaton pass finds the keywords and the literals.
-	set.kw = newMatcher(append(kws, set.req.lits...), false)
 	for i := range set.rules {
 		r := &set.rules[i]
 		for k, local := range r.first {
@@ -270,17 +268,19 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 			}
 		}
 	}
-	set.kw.wordStart = make(bitset, (len(set.kwRule)+len(set.req.lits)+63)/64)
+	wordStart := make(bitset, (len(set.kwRule)+len(set.req.lits)+63)/64)
 	for id, sets := range set.req.litSets {
 		if !slices.ContainsFunc(sets, func(sid int32) bool { return !firstOfBounded[sid] }) {
-			set.kw.wordStart.set(len(set.kwRule) + id)
+			wordStart.set(len(set.kwRule) + id)
 		}
 	}
+	// One automaton pass finds the keywords and the literals.
+	set.kw = newMatcher(append(kws, set.req.lits...), false, wordStart)
 	texts := make([]string, len(phrases))
 	for i, p := range phrases {
 		texts[i] = p.text
 	}
-	set.compact = newMatcher(texts, false)
+	set.compact = newMatcher(texts, false, nil)
 	return set, nil
 }
 

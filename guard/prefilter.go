@@ -3,6 +3,7 @@ package guard
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // matcher is an Aho-Corasick automaton over bytes, compiled to full DFAs on
@@ -45,10 +46,12 @@ type dfa struct {
 const maxStates = 1 << 16
 
 // newMatcher compiles keywords. With fold, ASCII letters match either case
-// (keywords must then be lower case). It panics if an automaton would need
-// more than 65,536 states: keyword sets are the package's own.
-func newMatcher(keywords []string, fold bool) *matcher {
-	m := &matcher{lens: make([]int32, len(keywords))}
+// (keywords must then be lower case). The keywords in wordStart (which may
+// be nil) are reported only where they start a word. It panics if an
+// automaton would need more than 65,536 states: keyword sets are the
+// package's own.
+func newMatcher(keywords []string, fold bool, wordStart bitset) *matcher {
+	m := &matcher{lens: make([]int32, len(keywords)), wordStart: wordStart}
 	var asciiIDs, wideIDs []int32
 	for id, k := range keywords {
 		m.lens[id] = int32(len(k))
@@ -59,15 +62,15 @@ func newMatcher(keywords []string, fold bool) *matcher {
 		}
 	}
 	if len(asciiIDs) > 0 {
-		m.ascii = newDFA(keywords, asciiIDs, fold)
+		m.ascii = newDFA(keywords, asciiIDs, fold, wordStart)
 	}
 	if len(wideIDs) > 0 {
-		m.wide = newDFA(keywords, wideIDs, fold)
+		m.wide = newDFA(keywords, wideIDs, fold, wordStart)
 	}
 	return m
 }
 
-func newDFA(keywords []string, ids []int32, fold bool) *dfa {
+func newDFA(keywords []string, ids []int32, fold bool, wordStart bitset) *dfa {
 	d := &dfa{}
 	for _, id := range ids {
 		k := keywords[id]
@@ -88,6 +91,7 @@ func newDFA(keywords []string, ids []int32, fold bool) *dfa {
 	type node struct {
 		next map[uint8]int32
 		out  []int32
+		path string // the bytes that lead here
 	}
 	nodes := []node{{next: map[uint8]int32{}}}
 	for _, id := range ids {
@@ -99,7 +103,7 @@ func newDFA(keywords []string, ids []int32, fold bool) *dfa {
 			t, ok := nodes[s].next[c]
 			if !ok {
 				t = int32(len(nodes))
-				nodes = append(nodes, node{next: map[uint8]int32{}})
+				nodes = append(nodes, node{next: map[uint8]int32{}, path: k[:i+1]})
 				nodes[s].next[c] = t
 			}
 			s = t
@@ -132,6 +136,18 @@ func newDFA(keywords []string, ids []int32, fold bool) *dfa {
 				delta[int(s)*d.n+c] = delta[int(fail[s])*d.n+c]
 			}
 		}
+	}
+	// A state is reached only after the bytes of its path (up to case
+	// with fold). An output that is shorter than the path and must start
+	// a word is dropped where the path has a letter or digit before it:
+	// the "a" at the end of "data" is never reported, and the state is
+	// not an output state for it.
+	for s := range nodes {
+		n := &nodes[s]
+		n.out = slices.DeleteFunc(n.out, func(id int32) bool {
+			l := len(keywords[id])
+			return wordStart.has(int(id)) && l < len(n.path) && isAlnum(n.path[len(n.path)-l-1])
+		})
 	}
 	// Renumber: states without outputs first, then those with, each in
 	// breadth-first order.
@@ -241,7 +257,7 @@ func (d *dfa) emit(s uint16, b []byte, i int, m *matcher, fn func(id, start int)
 	k := s - d.firstOut
 	for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
 		start := i + 1 - int(m.lens[id])
-		if m.wordStart != nil && m.wordStart.has(int(id)) && start > 0 && isAlnum(b[start-1]) {
+		if m.wordStart.has(int(id)) && start > 0 && isAlnum(b[start-1]) {
 			continue
 		}
 		fn(int(id), start)
@@ -268,7 +284,7 @@ func nextNonASCII(b []byte, i int) int {
 type bitset []uint64
 
 func (b bitset) set(i int)      { b[i>>6] |= 1 << (i & 63) }
-func (b bitset) has(i int) bool { return b[i>>6]&(1<<(i&63)) != 0 }
+func (b bitset) has(i int) bool { return b != nil && b[i>>6]&(1<<(i&63)) != 0 }
 func (b bitset) clear() {
 	for i := range b {
 		b[i] = 0

@@ -7,8 +7,9 @@ import (
 )
 
 // naiveHits is every occurrence of every keyword in s, by brute force, in
-// the order the matcher reports them: by end, then longest first.
-func naiveHits(keywords []string, s string, fold bool) [][2]int {
+// the order the matcher reports them: by end, then longest first. The
+// keywords in wordStart count only where they start a word.
+func naiveHits(keywords []string, s string, fold bool, wordStart bitset) [][2]int {
 	var out [][2]int
 	hay := s
 	if fold {
@@ -16,6 +17,9 @@ func naiveHits(keywords []string, s string, fold bool) [][2]int {
 	}
 	for id, k := range keywords {
 		for i := 0; i+len(k) <= len(hay); i++ {
+			if wordStart.has(id) && i > 0 && isAlnum(hay[i-1]) {
+				continue
+			}
 			if hay[i:i+len(k)] == k {
 				out = append(out, [2]int{id, i})
 			}
@@ -85,10 +89,29 @@ func matcherHits(t *testing.T, m *matcher, s string) [][2]int {
 	return norm(got)
 }
 
-var matcherKeywords = []string{"ignore", "ign", "gno", "all", "previous", "prévio", "ignorá", "инструкции", "и", "指示", "無視して", "e\u0301", "![", "{{", "a", "é"}
+var matcherKeywords = []string{"ignore", "ign", "gno", "all", "previous", "prévio", "ignorá", "инструкции", "и", "指示", "無視して", "e\u0301", "![", "{{", "a", "é", "i", "no", "re"}
+
+// matcherWordStart marks the keywords of matcherKeywords that count only at
+// word starts: short ones that end longer keywords ("a", "i", "no", "re",
+// "gno"), and "и" and "é", which follow letters outside ASCII.
+var matcherWordStart = func() bitset {
+	b := make(bitset, 1)
+	for id, k := range matcherKeywords {
+		if slices.Contains([]string{"gno", "a", "и", "é", "i", "no", "re"}, k) {
+			b.set(id)
+		}
+	}
+	return b
+}()
+
+// newTestMatchers returns a matcher of matcherKeywords without and with
+// word starts.
+func newTestMatchers() (plain, words *matcher) {
+	return newMatcher(matcherKeywords, false, nil), newMatcher(matcherKeywords, false, matcherWordStart)
+}
 
 func TestMatcherAgrees(t *testing.T) {
-	m := newMatcher(matcherKeywords, false)
+	m, mw := newTestMatchers()
 	for _, s := range []string{
 		"",
 		"ignore all previous",
@@ -100,9 +123,13 @@ func TestMatcherAgrees(t *testing.T) {
 		"\xff\xfe\x80ignor\xc3",
 		strings.Repeat("ignore all previous ", 40),
 		strings.Repeat("a", 127) + "ignore" + strings.Repeat("é", 100) + "ignore" + strings.Repeat("b", 300),
+		"a data, i in ai, no snow: re-ignore, gnome ignore a (a) 1a _a",
 	} {
-		if got, want := matcherHits(t, m, s), naiveHits(matcherKeywords, s, false); !slices.Equal(got, want) {
+		if got, want := matcherHits(t, m, s), naiveHits(matcherKeywords, s, false, nil); !slices.Equal(got, want) {
 			t.Errorf("%q:\n got %v\nwant %v", s, got, want)
+		}
+		if got, want := matcherHits(t, mw, s), naiveHits(matcherKeywords, s, false, matcherWordStart); !slices.Equal(got, want) {
+			t.Errorf("word starts, %q:\n got %v\nwant %v", s, got, want)
 		}
 	}
 }
@@ -111,13 +138,16 @@ func FuzzMatcherAgrees(f *testing.F) {
 	for _, s := range []string{"ignore all previous", "ignorá éé prévio и", "无视 指示 無視して", strings.Repeat("é ", 40) + "ignore", "\x00\xff"} {
 		f.Add(s)
 	}
-	m := newMatcher(matcherKeywords, false)
-	mf := newMatcher([]string{"ignore", "all", "x"}, true)
+	m, mw := newTestMatchers()
+	mf := newMatcher([]string{"ignore", "all", "x"}, true, bitset{1 << 2})
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := matcherHits(t, m, s), naiveHits(matcherKeywords, s, false); !slices.Equal(got, want) {
+		if got, want := matcherHits(t, m, s), naiveHits(matcherKeywords, s, false, nil); !slices.Equal(got, want) {
 			t.Fatalf("%q:\n got %v\nwant %v", s, got, want)
 		}
-		if got, want := matcherHits(t, mf, s), naiveHits([]string{"ignore", "all", "x"}, s, true); !slices.Equal(got, want) {
+		if got, want := matcherHits(t, mw, s), naiveHits(matcherKeywords, s, false, matcherWordStart); !slices.Equal(got, want) {
+			t.Fatalf("word starts, %q:\n got %v\nwant %v", s, got, want)
+		}
+		if got, want := matcherHits(t, mf, s), naiveHits([]string{"ignore", "all", "x"}, s, true, bitset{1 << 2}); !slices.Equal(got, want) {
 			t.Fatalf("fold %q:\n got %v\nwant %v", s, got, want)
 		}
 	})

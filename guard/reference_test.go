@@ -203,7 +203,7 @@ func newPIIKeywordMatcher() *matcher {
 	for i, k := range piiKeywords {
 		kws[i] = k.kw
 	}
-	return newMatcher(kws, true)
+	return newMatcher(kws, true, nil)
 }
 
 // refPIIScan is the scan that runs the keyword automaton over the whole
