@@ -18,47 +18,6 @@ import (
 	"github.com/parleyhq/parley/store/memstore"
 )
 
-// prefStore is a memstore that keeps model preferences, whatever memstore
-// itself does.
-type prefStore struct {
-	*memstore.Store
-	mu    sync.Mutex
-	prefs map[string]store.ModelPreference
-}
-
-func newPrefStore() *prefStore {
-	return &prefStore{Store: memstore.New(), prefs: map[string]store.ModelPreference{}}
-}
-
-func (s *prefStore) ModelPreference(_ context.Context, userID string) (store.ModelPreference, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.prefs[userID]
-	if !ok {
-		return store.ModelPreference{}, store.ErrNotFound
-	}
-	return p, nil
-}
-
-func (s *prefStore) SetModelPreference(_ context.Context, p store.ModelPreference) error {
-	if p.UserID == "" || p.Connection == "" || p.Model == "" {
-		return store.ErrInvalid
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.prefs[p.UserID] = p
-	return nil
-}
-
-func (s *prefStore) ClearModelPreference(_ context.Context, userID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.prefs, userID)
-	return nil
-}
-
-var _ store.Preferences = (*prefStore)(nil)
-
 // noPrefStore hides any Preferences a store has.
 type noPrefStore struct{ store.Store }
 
@@ -91,7 +50,7 @@ func (s *spendRecorder) Record(_ context.Context, key quota.SpendKey, tokens int
 type twoConns struct {
 	*harness
 	fast, smart *fake.Provider
-	prefs       *prefStore
+	prefs       *memstore.Store // a store.Preferences
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -99,7 +58,7 @@ func ptr[T any](v T) *T { return &v }
 func newTwoConns(t *testing.T, mod ...func(*assistant.Config)) *twoConns {
 	t.Helper()
 	answer := fake.Turn{fake.Text("ok"), fake.Usage(10, 2), fake.Finish(providers.FinishStop)}
-	tc := &twoConns{fast: fake.New(), smart: fake.New(), prefs: newPrefStore()}
+	tc := &twoConns{fast: fake.New(), smart: fake.New(), prefs: memstore.New()}
 	tc.fast.SetDefault(answer)
 	tc.smart.SetDefault(answer)
 	tc.harness = newHarness(t, nil, append([]func(*assistant.Config){func(c *assistant.Config) {
@@ -112,7 +71,7 @@ func newTwoConns(t *testing.T, mod ...func(*assistant.Config)) *twoConns {
 				Defaults: assistant.Settings{Temperature: ptr(0.1), TopP: ptr(0.5)}},
 		}
 	}}, mod...)...)
-	tc.harness.store = tc.prefs.Store
+	tc.harness.store = tc.prefs
 	return tc
 }
 
@@ -148,6 +107,15 @@ func (tc *twoConns) prefer(t *testing.T, u parley.User, conn, model string) {
 	t.Helper()
 	if err := tc.eng.SetModelPreference(context.Background(), u, conn, model); err != nil {
 		t.Fatalf("SetModelPreference(%s, %s): %v", conn, model, err)
+	}
+}
+
+// plant stores p directly, bypassing the Engine's checks, as a preference
+// saved before the connections changed would be.
+func (tc *twoConns) plant(t *testing.T, p store.ModelPreference) {
+	t.Helper()
+	if err := tc.prefs.SetModelPreference(context.Background(), p); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -198,11 +166,11 @@ func TestPreferenceOnAnotherConnectionIsIgnored(t *testing.T) {
 	}
 	// A stale preference, for a model the connection no longer offers, is
 	// coerced like a request's.
-	tc.prefs.prefs[alice.ID] = store.ModelPreference{UserID: alice.ID, Connection: "smart", Model: "retired"}
+	tc.plant(t, store.ModelPreference{UserID: alice.ID, Connection: "smart", Model: "retired"})
 	if conn, model, _ := tc.ask(t, alice, assistant.Request{}); conn != "smart" || model != "big" {
 		t.Errorf("stale preference: %s/%s, want smart/big", conn, model)
 	}
-	tc.prefs.prefs[alice.ID] = store.ModelPreference{UserID: alice.ID, Connection: "gone", Model: "huge"}
+	tc.plant(t, store.ModelPreference{UserID: alice.ID, Connection: "gone", Model: "huge"})
 	if conn, model, _ := tc.ask(t, alice, assistant.Request{}); conn != "fast" || model != "small" {
 		t.Errorf("preference on a removed connection: %s/%s, want fast/small", conn, model)
 	}

@@ -3,10 +3,10 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/parleyhq/parley/assistant"
@@ -16,37 +16,6 @@ import (
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
 )
-
-// prefStore is a memstore that keeps model preferences.
-type prefStore struct {
-	*memstore.Store
-	mu    sync.Mutex
-	prefs map[string]store.ModelPreference
-}
-
-func (s *prefStore) ModelPreference(_ context.Context, userID string) (store.ModelPreference, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p, ok := s.prefs[userID]
-	if !ok {
-		return store.ModelPreference{}, store.ErrNotFound
-	}
-	return p, nil
-}
-
-func (s *prefStore) SetModelPreference(_ context.Context, p store.ModelPreference) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.prefs[p.UserID] = p
-	return nil
-}
-
-func (s *prefStore) ClearModelPreference(_ context.Context, userID string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.prefs, userID)
-	return nil
-}
 
 // noPrefStore hides any Preferences a store has.
 type noPrefStore struct{ store.Store }
@@ -105,7 +74,7 @@ func sameRef(a, b map[string]string) bool {
 }
 
 func TestModelsRoutesShowEachUserOnlyTheirOwnChoice(t *testing.T) {
-	st := &prefStore{Store: memstore.New(), prefs: map[string]store.ModelPreference{}}
+	st := memstore.New()
 	h := newHarness(t, nil, withConnections(st, fake.New(), fake.New()))
 	status, got, raw := h.models("GET", "alice", "")
 	if status != 200 || len(got.Connections) != 2 || !sameRef(got.Default, ref("fast", "small")) || !sameRef(got.Current, ref("fast", "small")) || got.Preference != nil {
@@ -141,7 +110,7 @@ func TestModelsRoutesShowEachUserOnlyTheirOwnChoice(t *testing.T) {
 }
 
 func TestModelPreferenceRefusals(t *testing.T) {
-	st := &prefStore{Store: memstore.New(), prefs: map[string]store.ModelPreference{}}
+	st := memstore.New()
 	h := newHarness(t, nil, withConnections(st, fake.New(), fake.New()))
 	for _, c := range []struct{ body, want string }{
 		{`{"connection": "smart", "model": "huge"`, "invalid_request"},          // bad JSON
@@ -156,8 +125,8 @@ func TestModelPreferenceRefusals(t *testing.T) {
 			t.Errorf("%s: %d %s", c.body, status, raw)
 		}
 	}
-	if len(st.prefs) != 0 {
-		t.Errorf("a refused choice was stored: %v", st.prefs)
+	if p, err := st.ModelPreference(context.Background(), "alice"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a refused choice was stored: %+v, %v", p, err)
 	}
 	h2 := newHarness(t, nil, withConnections(noPrefStore{memstore.New()}, fake.New(), fake.New()))
 	if status, _, raw := h2.models("PUT", "alice", `{"connection": "smart", "model": "big"}`); status != 501 || !strings.Contains(raw, `"unsupported"`) {
@@ -172,7 +141,7 @@ func TestStreamModelAndSettingsPickTheConnection(t *testing.T) {
 	fast, smart := fake.New(), fake.New()
 	fast.SetDefault(fake.Turn{fake.Text("fast answer")})
 	smart.SetDefault(fake.Turn{fake.Text("smart answer")})
-	st := &prefStore{Store: memstore.New(), prefs: map[string]store.ModelPreference{}}
+	st := memstore.New()
 	h := newHarness(t, nil, withConnections(st, fast, smart))
 	bs, raw := h.stream("alice", httpapi.StreamRequest{Message: "hi", Model: "smart/huge", Settings: &assistant.Settings{Temperature: ptr(0.5)}})
 	if m := bs[0].Meta; bs[0].Kind != blocks.Meta || m.Connection != "smart" || m.Model != "huge" {
@@ -201,7 +170,7 @@ func TestStreamModelAndSettingsPickTheConnection(t *testing.T) {
 func TestUIBodyModelReachesTheEngineAndTheMetadata(t *testing.T) {
 	fast, smart := fake.New(), fake.New()
 	smart.SetDefault(fake.Turn{fake.Text("smart answer")})
-	st := &prefStore{Store: memstore.New(), prefs: map[string]store.ModelPreference{}}
+	st := memstore.New()
 	h := newHarness(t, nil, withConnections(st, fast, smart))
 	var body map[string]any
 	if err := json.Unmarshal([]byte(uiBody(t, "chat-m", "submit-message", "", userMsg("u1", "hi"))), &body); err != nil {
