@@ -143,7 +143,7 @@ func TestEncodeDecode(t *testing.T) {
 	if !bytes.Equal(got.Encode(), data) {
 		t.Fatal("Decode(Encode(m)) differs from m")
 	}
-	for _, bad := range [][]byte{nil, []byte("PGM1"), data[:len(data)-1], append(bytes.Clone(data), 0), []byte("XXXX" + string(data[4:]))} {
+	for _, bad := range [][]byte{nil, []byte("PGM1"), data[:len(data)-1], append(bytes.Clone(data), 0), []byte("XXXX" + string(data[4:])), []byte("PGM1" + string(data[4:]))} {
 		if _, err := Decode(bad); !errors.Is(err, ErrFormat) {
 			t.Errorf("Decode(%d bytes) = %v, want ErrFormat", len(bad), err)
 		}
