@@ -403,7 +403,6 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, regions [][2]in
 		off := int(r[0])
 		set.kw.each(b[r[0]:r[1]], func(id, start int) { hit(id, start+off) })
 	}
-	set.req.finish(&st.req)
 	for _, w := range st.wins {
 		i := int(w.rule)
 		if st.found.has(i) {
@@ -448,7 +447,7 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 			if found {
 				we = min(we, s)
 			}
-			for _, p32 := range st.req.startsIn(r.first[k], ws, we) {
+			for _, p32 := range set.req.startsIn(&st.req, r.first[k], ws, we) {
 				p := int(p32)
 				if r.bounded && p > 0 && wordBefore(b, p) || !r.lead.at(b, p) {
 					continue

@@ -201,6 +201,7 @@ func usefulSets(sets []litSet) []litSet {
 type reqIndex struct {
 	lits    []string  // literal id -> literal
 	litSets [][]int32 // literal id -> set ids holding it
+	setLits [][]int32 // set id -> literal ids it holds
 	ruleSet [][]int32 // rule -> set ids it requires
 	nsets   int
 	starts  []bool // set id -> whether its start offsets are kept (anchored rules)
@@ -215,6 +216,7 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 			sid := int32(ix.nsets)
 			ix.nsets++
 			ix.ruleSet[r] = append(ix.ruleSet[r], sid)
+			ix.setLits = append(ix.setLits, nil)
 			for _, l := range s {
 				id, ok := litID[l]
 				if !ok {
@@ -224,6 +226,7 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 					ix.litSets = append(ix.litSets, nil)
 				}
 				ix.litSets[id] = append(ix.litSets[id], sid)
+				ix.setLits[sid] = append(ix.setLits[sid], id)
 			}
 		}
 	}
@@ -232,78 +235,91 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 	return ix
 }
 
-// reqState is the per-view scratch of the requirement check: the end
-// offsets of each set's literal occurrences, ascending.
+// reqState is the per-view scratch of the requirement check: each
+// literal's occurrences. A set's are looked up in its literals' only when
+// a rule that requires the set is checked. Prose is full of the commonest
+// literals ("a", "the", "you"), most of which are in several sets, and the
+// sets of most rules are never asked about: one append a literal
+// occurrence is what the automaton pass can afford.
 type reqState struct {
-	ends    [][]int32
-	starts  [][]int32 // for the sets of anchored rules: start offsets, ascending
-	touched []int32   // the sets with an occurrence, which reset empties
+	lit     [][]int32 // literal id -> start offsets, ascending
+	touched []int32   // the literals with an occurrence, which reset empties
+	buf     []int32   // startsIn's result
 }
 
-// reset empties st for a new view. Only the sets the last view touched
+// reset empties st for a new view. Only the literals the last view found
 // are emptied: a short message costs what it found, not the number of
-// sets.
+// literals.
 func (ix *reqIndex) reset(st *reqState) {
-	if len(st.ends) != ix.nsets {
-		st.ends = make([][]int32, ix.nsets)
-		st.starts = make([][]int32, ix.nsets)
+	if len(st.lit) != len(ix.lits) {
+		st.lit = make([][]int32, len(ix.lits))
 		st.touched = st.touched[:0]
 	}
-	for _, s := range st.touched {
-		st.ends[s] = st.ends[s][:0]
-		st.starts[s] = st.starts[s][:0]
+	for _, id := range st.touched {
+		st.lit[id] = st.lit[id][:0]
 	}
 	st.touched = st.touched[:0]
 }
 
-// record notes an occurrence of literal id at start. Occurrences come in
-// the order of their ends.
+// record notes an occurrence of literal id at start. A literal's
+// occurrences come in the order of their ends, which for one literal is
+// the order of their starts.
 func (ix *reqIndex) record(st *reqState, id, start int) {
-	end := int32(start + len(ix.lits[id]))
-	for _, s := range ix.litSets[id] {
-		switch e := st.ends[s]; {
-		case len(e) == 0:
-			st.touched = append(st.touched, s)
-			st.ends[s] = append(e, end)
-		case e[len(e)-1] != end:
-			st.ends[s] = append(e, end)
-		}
-		if ix.starts[s] {
-			st.starts[s] = append(st.starts[s], int32(start))
-		}
+	l := st.lit[id]
+	if len(l) == 0 {
+		st.touched = append(st.touched, int32(id))
 	}
+	st.lit[id] = append(l, int32(start))
 }
 
-// finish sorts the start offsets.
-func (ix *reqIndex) finish(st *reqState) {
-	for _, s := range st.touched {
-		if !ix.starts[s] {
+// startsIn returns the start offsets of set's literals inside [s, e),
+// ascending. The result is valid until the next call.
+func (ix *reqIndex) startsIn(st *reqState, set int32, s, e int) []int32 {
+	out := st.buf[:0]
+	from := 0 // literals contributing
+	for _, id := range ix.setLits[set] {
+		occ := st.lit[id]
+		if len(occ) == 0 {
 			continue
 		}
-		if !slices.IsSorted(st.starts[s]) {
-			slices.Sort(st.starts[s])
+		i, _ := slices.BinarySearch(occ, int32(s))
+		j, _ := slices.BinarySearch(occ[i:], int32(e))
+		if j > 0 {
+			out = append(out, occ[i:i+j]...)
+			from++
 		}
-		st.starts[s] = slices.Compact(st.starts[s])
 	}
-}
-
-// startsIn returns the start offsets of set's literals inside [s, e).
-func (st *reqState) startsIn(set int32, s, e int) []int32 {
-	p := st.starts[set]
-	i, _ := slices.BinarySearch(p, int32(s))
-	j, _ := slices.BinarySearch(p, int32(e))
-	return p[i:j]
+	if from > 1 {
+		slices.Sort(out)
+		out = slices.Compact(out)
+	}
+	st.buf = out
+	return out
 }
 
 // allow reports whether every set of rule has an occurrence inside [s, e).
 func (ix *reqIndex) allow(rule int, s, e int, st *reqState) bool {
 	for _, sid := range ix.ruleSet[rule] {
-		ends := st.ends[sid]
-		// The first occurrence ending after s; it must end by e.
-		i, _ := slices.BinarySearch(ends, int32(s)+1)
-		if i == len(ends) || int(ends[i]) > e {
+		if !ix.occursIn(st, sid, s, e) {
 			return false
 		}
 	}
 	return true
+}
+
+// occursIn reports whether a literal of set occurs inside [s, e).
+func (ix *reqIndex) occursIn(st *reqState, set int32, s, e int) bool {
+	for _, id := range ix.setLits[set] {
+		occ := st.lit[id]
+		if len(occ) == 0 {
+			continue
+		}
+		n := int32(len(ix.lits[id]))
+		// The first occurrence starting at s or after; it must end by e.
+		i, _ := slices.BinarySearch(occ, int32(s))
+		if i < len(occ) && occ[i]+n <= int32(e) {
+			return true
+		}
+	}
+	return false
 }
