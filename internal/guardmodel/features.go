@@ -104,60 +104,43 @@ const maxPeriod = 8
 //
 // eq(j) has, for each p, the high bit of byte 8-p set when b[j] == b[j-p];
 // it is computed eight periods at once by comparing b[j] against the word
-// of the eight bytes before it. Bit i is then eq(i) & ... & eq(i+n-1) != 0,
-// a few operations a byte.
+// of the eight bytes before it. Bit i is then eq(i) & ... & eq(i+n-1) != 0.
+// The text is done 64 bytes at a time: the eq of the block and of the five
+// bytes after it into an array (all ones past the text's end, where there
+// is nothing to compare), then the block's bits from the array, a few
+// operations a byte.
 func periodicMask(b []byte, mask []uint64) []uint64 {
 	words := (len(b) + 63) / 64
 	if cap(mask) < words {
 		mask = make([]uint64, words)
 	}
 	mask = mask[:words]
-	clear(mask)
 	n := len(b)
-	if n < 16 {
-		for i := 0; i < n; i++ {
-			acc := eqAt(b, i)
-			for k := i + 1; k < min(i+6, n); k++ {
-				acc &= eqAt(b, k)
-			}
-			if acc != 0 {
-				mask[i>>6] |= 1 << (i & 63)
-			}
+	var e [64 + 5]uint64
+	for blk := 0; blk < n; blk += 64 {
+		cnt := min(len(e), n-blk)
+		t := 0
+		for ; t < cnt && blk+t < 8; t++ {
+			e[t] = eqAt(b, blk+t)
 		}
-		return mask
-	}
-	// The eq of the five bytes after i ride along in registers.
-	e0, e1, e2, e3, e4 := eqAt(b, 0), eqAt(b, 1), eqAt(b, 2), eqAt(b, 3), eqAt(b, 4)
-	i := 0
-	for ; i < 3; i++ {
-		e5 := eqAt(b, i+5)
-		if e0&e1&e2&e3&e4&e5 != 0 {
-			mask[i>>6] |= 1 << (i & 63)
-		}
-		e0, e1, e2, e3, e4 = e1, e2, e3, e4, e5
-	}
-	const lo7 = 0x7f7f7f7f7f7f7f7f
-	for ; i+5 < n; i++ {
-		// eqAt for j = i+5 >= 8.
-		x := binary.LittleEndian.Uint64(b[i-3:]) ^ uint64(b[i+5])*0x0101010101010101
-		e5 := ^((x&lo7 + lo7) | x | lo7)
-		if e0&e1&e2&e3&e4&e5 != 0 {
-			mask[i>>6] |= 1 << (i & 63)
-		}
-		e0, e1, e2, e3, e4 = e1, e2, e3, e4, e5
-	}
-	// The last five: fewer bytes follow.
-	for ; i < n; i++ {
-		acc := e0
-		for k, e := range [...]uint64{e1, e2, e3, e4} {
-			if i+1+k < n {
-				acc &= e
+		if t < cnt {
+			// b[blk+t-8:] holds the eight bytes before each position.
+			win := b[blk+t-8 : blk+cnt]
+			const lo7 = 0x7f7f7f7f7f7f7f7f
+			for ; len(win) > 8 && t < len(e); t, win = t+1, win[1:] {
+				x := binary.LittleEndian.Uint64(win) ^ uint64(win[8])*0x0101010101010101
+				e[t] = ^((x&lo7 + lo7) | x | lo7)
 			}
 		}
-		if acc != 0 {
-			mask[i>>6] |= 1 << (i & 63)
+		for ; t < len(e); t++ {
+			e[t] = ^uint64(0)
 		}
-		e0, e1, e2, e3 = e1, e2, e3, e4
+		var m uint64
+		for t := range min(64, n-blk) {
+			x := e[t] & e[t+1] & e[t+2] & e[t+3] & e[t+4] & e[t+5]
+			m |= (x | -x) >> 63 << t
+		}
+		mask[blk>>6] = m
 	}
 	return mask
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Bits is the log2 of the number of weight buckets.
@@ -158,97 +159,144 @@ func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
 
 // prefix fills sum[k] and cnt[k] with the signed weight sum and count of the
 // features starting before byte k*stride, and their last element with those
-// of the whole text. It is Walk with the callback inlined. A sum at every
-// byte, rather than every stride bytes, wrote eight bytes of scratch for
-// each byte of text.
+// of the whole text. It is Walk, reordered within each stride: the word
+// features of the words starting in the stride, then its byte grams. A sum
+// at every byte, rather than every stride bytes, wrote eight bytes of
+// scratch for each byte of text.
 //
-// It is written for the registers: the text is walked a stride at a time,
-// so the checkpoint and the stride's word of the periodic mask are loaded
-// once a stride; the three grams of a position with eight bytes after it
-// take one load and no length checks; whether the byte before is in a word
-// is carried, not read again. Splitting this loop into a pass per kind of
-// feature ran fewer instructions and took longer: it stays one loop.
+// The grams of a stride whose positions all have eight bytes after them
+// are summed by grams, a loop with few enough live values to stay in
+// registers; their count is the stride's positions less its periodic ones.
 func (m *Model) prefix(b []byte, per []uint64, sum, cnt []int32) {
-	const shift = 32 - Bits
 	w := (*[1 << Bits]int16)(m.W)
 	var acc, k int32
-	var prevWord, prevBigram uint32
-	havePrev, inWord := false, false
+	var ws wordState
 	n := len(b)
 	for base := 0; base < n; base += stride {
 		sum[base/stride], cnt[base/stride] = acc, k
 		end := min(base+stride, n)
 		pm := per[base>>6] >> (base & 63) // stride divides 64
-		for i := base; i < end; i, pm = i+1, pm>>1 {
-			c := b[i]
-			word := wordByte[c]
-			if word && !inWord {
-				h := uint32(fnvOffset)
-				j := i
-				for ; j < n && wordByte[b[j]]; j++ {
-					if j-i < maxWord {
-						h = (h ^ uint32(b[j])) * fnvPrime
-					}
+		a, c := ws.words(w, b, base, end, pm)
+		acc, k = acc+a, k+c
+		if end+7 <= n {
+			acc += grams(w, b[base:end+7], pm)
+			k += 3 * int32(end-base-bits.OnesCount32(uint32(pm)&(1<<(end-base)-1)))
+			continue
+		}
+		a, c = tailGrams(w, b, base, end, pm)
+		acc, k = acc+a, k+c
+	}
+	sum[len(sum)-1], cnt[len(cnt)-1] = acc, k
+}
+
+// wordState is what the word features carry from one word to the next.
+type wordState struct {
+	prevWord, prevBigram uint32
+	havePrev             bool
+}
+
+// words returns the signed sum and count of the features of the words that
+// start in b[base:end], and of the wide grams of its non-periodic
+// positions (pm's low bits are base's and on). An ASCII word is hashed at
+// its start and then skipped whole.
+func (ws *wordState) words(w *[1 << Bits]int16, b []byte, base, end int, pm uint64) (acc, k int32) {
+	const shift = 32 - Bits
+	for i := base; i < end; i, pm = i+1, pm>>1 {
+		c := b[i]
+		if !wordByte[c] {
+			continue
+		}
+		if i == 0 || !wordByte[b[i-1]] {
+			h := uint32(fnvOffset)
+			var or byte
+			j := i
+			for ; j < len(b) && wordByte[b[j]]; j++ {
+				if j-i < maxWord {
+					h = (h ^ uint32(b[j])) * fnvPrime
 				}
-				if !havePrev || h != prevWord {
-					hw := mix(h, saltWord)
-					acc += signed(w[hw>>shift], hw)
-					k++
-				}
-				if havePrev {
-					bg := mix(rotl7(prevWord)^h, saltBigram)
-					if bg != prevBigram {
-						acc += signed(w[bg>>shift], bg)
-						k++
-					}
-					prevBigram = bg
-				}
-				prevWord, havePrev = h, true
+				or |= b[j]
 			}
-			inWord = word
-			if pm&1 != 0 {
-				continue
-			}
-			if c >= 0xE0 {
-				h2, h3, nw := wideGrams(b, i)
-				if nw > 0 {
-					acc += signed(w[h2>>shift], h2)
-					k++
-				}
-				if nw > 1 {
-					acc += signed(w[h3>>shift], h3)
-					k++
-				}
-			}
-			if i+8 <= n {
-				g := binary.LittleEndian.Uint64(b[i:])
-				h3 := gram(g, 1<<24-1, mulGram3)
-				h4 := gram(g, 1<<32-1, mulGram4)
-				h5 := gram(g, 1<<40-1, mulGram5)
-				acc += signed(w[h3>>shift], h3) + signed(w[h4>>shift], h4) + signed(w[h5>>shift], h5)
-				k += 3
-				continue
-			}
-			if i+3 > n {
-				continue
-			}
-			g := load8(b, i)
-			h := gram(g, 1<<24-1, mulGram3)
-			acc += signed(w[h>>shift], h)
-			k++
-			if i+4 <= n {
-				h = gram(g, 1<<32-1, mulGram4)
-				acc += signed(w[h>>shift], h)
+			if !ws.havePrev || h != ws.prevWord {
+				hw := mix(h, saltWord)
+				acc += signed(w[hw>>shift], hw)
 				k++
-				if i+5 <= n {
-					h = gram(g, 1<<40-1, mulGram5)
-					acc += signed(w[h>>shift], h)
+			}
+			if ws.havePrev {
+				bg := mix(rotl7(ws.prevWord)^h, saltBigram)
+				if bg != ws.prevBigram {
+					acc += signed(w[bg>>shift], bg)
 					k++
 				}
+				ws.prevBigram = bg
+			}
+			ws.prevWord, ws.havePrev = h, true
+			if or < 0x80 {
+				// b[j] is not in a word: the loop goes on after it.
+				step := min(j, end) - i
+				i, pm = i+step, pm>>step
+				continue
+			}
+		}
+		if c >= 0xE0 && pm&1 == 0 {
+			h2, h3, nw := wideGrams(b, i)
+			if nw > 0 {
+				acc += signed(w[h2>>shift], h2)
+				k++
+			}
+			if nw > 1 {
+				acc += signed(w[h3>>shift], h3)
+				k++
 			}
 		}
 	}
-	sum[len(sum)-1], cnt[len(cnt)-1] = acc, k
+	return acc, k
+}
+
+// grams returns the signed sum of the byte grams at the positions of
+// b[:len(b)-7] whose bit in pm is clear: every such position has eight
+// bytes, and three grams.
+func grams(w *[1 << Bits]int16, b []byte, pm uint64) (acc int32) {
+	const shift = 32 - Bits
+	for ; len(b) >= 8; b, pm = b[1:], pm>>1 {
+		if pm&1 != 0 {
+			continue
+		}
+		g := binary.LittleEndian.Uint64(b)
+		h := gram(g, 1<<24-1, mulGram3)
+		acc += signed(w[h>>shift], h)
+		h = gram(g, 1<<32-1, mulGram4)
+		acc += signed(w[h>>shift], h)
+		h = gram(g, 1<<40-1, mulGram5)
+		acc += signed(w[h>>shift], h)
+	}
+	return acc
+}
+
+// tailGrams is grams for the positions of b[base:end] near the text's end,
+// which have fewer than eight bytes after them.
+func tailGrams(w *[1 << Bits]int16, b []byte, base, end int, pm uint64) (acc, k int32) {
+	const shift = 32 - Bits
+	n := len(b)
+	for i := base; i < end && i+3 <= n; i, pm = i+1, pm>>1 {
+		if pm&1 != 0 {
+			continue
+		}
+		g := load8(b, i)
+		h := gram(g, 1<<24-1, mulGram3)
+		acc += signed(w[h>>shift], h)
+		k++
+		if i+4 <= n {
+			h = gram(g, 1<<32-1, mulGram4)
+			acc += signed(w[h>>shift], h)
+			k++
+			if i+5 <= n {
+				h = gram(g, 1<<40-1, mulGram5)
+				acc += signed(w[h>>shift], h)
+				k++
+			}
+		}
+	}
+	return acc, k
 }
 
 // signed is the weight v of a feature with hash h, negated when h is odd.
