@@ -456,7 +456,12 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 				// reference's search does: a shorter cut would miss a
 				// long match and put a false word end inside a word.
 				end := we
-				if !set.req.allow(i, p, end, &st.req) || !mayMatch(lre.pre, b[:end], p) {
+				if !set.req.allow(i, p, end, &st.req) {
+					// The literals inside [p, end) only get fewer as p
+					// moves right: no later start can pass.
+					break
+				}
+				if !mayMatch(lre.pre, b[:end], p) {
 					continue
 				}
 				loc := lre.get().FindSubmatchIndex(b[p:end])

@@ -32,12 +32,23 @@ type matcher struct {
 }
 
 // dfa is one automaton of a matcher.
+//
+// A state is held as its number times q, and its row starts at that times
+// mul: in the table of the keywords and literals, which has 48 classes,
+// rows are padded to a multiple of four classes, q is a row's length over
+// four and mul is 4, so a step is a shift, an add and a load, not a
+// multiply and then a load, on the chain of dependent loads the pass is.
+// When a table is too large for that to fit 16 bits, q is 1 and mul the
+// row's length.
 type dfa struct {
 	class    [256]uint8 // byte -> alphabet class; 0 for bytes in no keyword
-	n        int        // classes, including 0
-	delta    []uint16   // state*n + class -> state
-	firstOut uint16     // states from here on end a keyword
-	outOff   []int32    // outputs of output state firstOut+k: outIDs[outOff[k]:outOff[k+1]]
+	n        int        // classes, including 0, and padding to 4*q when mul is 4
+	mul      int        // state value * mul + class -> index in delta
+	q        uint16     // state value = state number * q
+	recipQ   uint64     // ceil(2^32 / q): number = value * recipQ >> 32
+	delta    []uint16   // state value*mul + class -> state value
+	firstOut uint16     // values from here on end a keyword
+	outOff   []int32    // outputs of output state number firstOut/q+k: outIDs[outOff[k]:outOff[k+1]]
 	outIDs   []int32    // keyword ids, longest first
 	maxLen   int        // the longest keyword, in bytes
 }
@@ -164,13 +175,20 @@ func newDFA(keywords []string, ids []int32, fold bool, wordStart bitset) *dfa {
 			}
 		}
 	}
+	classes := d.n
+	d.q, d.mul = 1, d.n
+	if q := (d.n + 3) / 4; len(nodes)*q < maxStates {
+		d.n, d.q, d.mul = 4*q, uint16(q), 4
+	}
+	d.recipQ = (1<<32 + uint64(d.q) - 1) / uint64(d.q)
+	d.firstOut *= d.q
 	d.delta = make([]uint16, len(nodes)*d.n)
 	for s := range nodes {
-		for c := 0; c < d.n; c++ {
-			d.delta[int(num[s])*d.n+c] = num[delta[s*d.n+c]]
+		for c := 0; c < classes; c++ {
+			d.delta[int(num[s])*d.n+c] = num[delta[s*classes+c]] * d.q
 		}
 	}
-	d.outOff = make([]int32, 0, len(nodes)-int(d.firstOut)+1)
+	d.outOff = make([]int32, 0, len(nodes)-int(d.firstOut/d.q)+1)
 	for _, s := range order {
 		if len(nodes[s].out) > 0 {
 			d.outOff = append(d.outOff, int32(len(d.outIDs)))
@@ -184,7 +202,7 @@ func newDFA(keywords []string, ids []int32, fold bool, wordStart bitset) *dfa {
 // step advances d from state s on b[i], calling fn for the keywords that
 // end there.
 func (d *dfa) step(s uint16, b []byte, i int, m *matcher, fn func(id, start int)) uint16 {
-	s = d.delta[int(s)*d.n+int(d.class[b[i]])]
+	s = d.delta[int(s)*d.mul+int(d.class[b[i]])]
 	if s >= d.firstOut {
 		d.emit(s, b, i, m, fn)
 	}
@@ -242,9 +260,19 @@ func (m *matcher) each(b []byte, fn func(id, start int)) {
 
 // run advances d over b[i:e] from state s and returns the state it ends in.
 func (d *dfa) run(s uint16, b []byte, i, e int, m *matcher, fn func(id, start int)) uint16 {
-	n, first := d.n, d.firstOut
+	delta, class, first := d.delta, &d.class, d.firstOut
+	if d.mul == 4 {
+		for ; i < e; i++ {
+			s = delta[int(s)*4+int(class[b[i]])]
+			if s >= first {
+				d.emit(s, b, i, m, fn)
+			}
+		}
+		return s
+	}
+	mul := d.mul
 	for ; i < e; i++ {
-		s = d.delta[int(s)*n+int(d.class[b[i]])]
+		s = delta[int(s)*mul+int(class[b[i]])]
 		if s >= first {
 			d.emit(s, b, i, m, fn)
 		}
@@ -254,7 +282,7 @@ func (d *dfa) run(s uint16, b []byte, i, e int, m *matcher, fn func(id, start in
 
 // emit reports the keywords that end at b[i] in output state s.
 func (d *dfa) emit(s uint16, b []byte, i int, m *matcher, fn func(id, start int)) {
-	k := s - d.firstOut
+	k := uint64(s-d.firstOut) * d.recipQ >> 32
 	for _, id := range d.outIDs[d.outOff[k]:d.outOff[k+1]] {
 		start := i + 1 - int(m.lens[id])
 		if m.wordStart.has(int(id)) && start > 0 && isAlnum(b[start-1]) {
