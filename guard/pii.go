@@ -92,8 +92,23 @@ func newPIIScanner() *piiScanner {
 
 // nextCandidate returns the first position from i on where the filter
 // lets a keyword start, or len(text). The last two positions are always
-// candidates. '@' is the one keyword shorter than three bytes.
+// candidates. '@' is the one keyword shorter than three bytes. Four
+// positions are filtered at a time from one eight-byte load, and looked
+// at one by one only when one of them passes.
 func (p *piiScanner) nextCandidate(text string, i int) int {
+	for ; i+8 <= len(text); i += 4 {
+		w := load64(text, i)
+		k0, k1 := triKey(uint32(w)&0xFFFFFF), triKey(uint32(w>>8)&0xFFFFFF)
+		k2, k3 := triKey(uint32(w>>16)&0xFFFFFF), triKey(uint32(w>>24)&0xFFFFFF)
+		pass := p.tri[k0>>6]>>(k0&63) | p.tri[k1>>6]>>(k1&63) | p.tri[k2>>6]>>(k2&63) | p.tri[k3>>6]>>(k3&63)
+		// A zero byte of x is an '@' in the four.
+		const lo7 = 0x7f7f7f7f
+		x := uint32(w) ^ 0x40404040
+		at := ^((x&lo7 + lo7) | x | lo7)
+		if pass&1 != 0 || at != 0 {
+			break
+		}
+	}
 	for ; i+2 < len(text); i++ {
 		x := uint32(text[i]) | uint32(text[i+1])<<8 | uint32(text[i+2])<<16
 		key := triKey(x)
@@ -102,6 +117,13 @@ func (p *piiScanner) nextCandidate(text string, i int) int {
 		}
 	}
 	return min(i, len(text))
+}
+
+// load64 returns text[i:i+8] as a little-endian integer.
+func load64(text string, i int) uint64 {
+	s := text[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // keywordAt returns the id of the keyword that starts at text[i], or -1.
