@@ -197,7 +197,12 @@ func preMatch(n *preNode, next *preCont, b []byte, i int, budget *int) bool {
 		}
 		return preMatch(n.subs[0], &preCont{seq: n.subs[1:], next: next}, b, i, budget)
 	case preAlt:
+		// A branch that cannot start with b[i] is passed over here, not
+		// in a call: the rules' alternations have dozens of branches.
 		for _, sub := range n.subs {
+			if !sub.nullable && (i >= len(b) || !sub.starts(b[i])) {
+				continue
+			}
 			if preMatch(sub, next, b, i, budget) {
 				return true
 			}
