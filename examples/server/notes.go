@@ -156,7 +156,11 @@ func (n *notes) setUpTx(ctx context.Context, f func(querier) error) error {
 		}
 		return tx.Commit()
 	}
-	return sqltx.Immediate(ctx, n.db, func(c *sql.Conn) error { return f(c) })
+	// Processes starting together on a new file race to switch it to WAL
+	// mode; the losers' first connection fails with SQLITE_BUSY.
+	return sqltx.SettleFresh(ctx, sqltx.Busy, func() error {
+		return sqltx.Immediate(ctx, n.db, func(c *sql.Conn) error { return f(c) })
+	})
 }
 
 // sqliteTime is how SQLite holds a note's time: fixed-width UTC text.

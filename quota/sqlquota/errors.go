@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // Errors of the SQL ledger itself; the quota package's sentinels are
@@ -69,15 +71,7 @@ func createRace(err error) bool {
 		"42P07": // duplicate_table
 		return true
 	}
-	// SQLite: connections opening a fresh file at once race to switch it to
-	// WAL mode, and the loser gets SQLITE_BUSY without the busy handler.
-	if c, ok := errors.AsType[interface {
-		error
-		Code() int
-	}](err); ok && c.Code()&0xff == 5 {
-		return true
-	}
-	return false
+	return sqltx.Busy(err) // see sqltx.SettleFresh
 }
 
 func notMigrated(err error) bool {

@@ -5,9 +5,9 @@ import (
 	"embed"
 	"fmt"
 	"path"
-	"time"
 
 	"github.com/parleyhq/parley/internal/sqlmigrate"
+	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // The migrations, one file per version per dialect:
@@ -49,18 +49,13 @@ func (l *Ledger) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for attempt := 1; ; attempt++ {
-		err = l.db.writeImmediate(ctx, func(q querier) error {
+	// A database shared with an older sqlstore may also race on creating
+	// the version table.
+	err = sqltx.SettleFresh(ctx, createRace, func() error {
+		return l.db.writeImmediate(ctx, func(q querier) error {
 			return sqlmigrate.Apply(ctx, q, l.db.dialect == Postgres, component, ms, ErrSchemaTooNew)
 		})
-		// SQLite's WAL switch by concurrent first connections answers
-		// SQLITE_BUSY without the busy handler; a database shared with an
-		// older sqlstore may race on creating the version table.
-		if err == nil || attempt == 5 || !createRace(err) {
-			break
-		}
-		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
-	}
+	})
 	return fail(ctx, "migrate", err)
 }
 

@@ -84,9 +84,3 @@ func notFound(op, what, id string) error {
 func invalid(op, format string, args ...any) error {
 	return fmt.Errorf("sqlstore: %s: %s: %w", op, fmt.Sprintf(format, args...), store.ErrInvalid)
 }
-
-// sqliteBusy reports SQLITE_BUSY (primary code 5, any extended code).
-func sqliteBusy(err error) bool {
-	c, ok := errors.AsType[coder](err)
-	return ok && c.Code()&0xff == 5
-}

@@ -5,9 +5,9 @@ import (
 	"embed"
 	"fmt"
 	"path"
-	"time"
 
 	"github.com/parleyhq/parley/internal/sqlmigrate"
+	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // The migrations, one file per version per dialect:
@@ -46,21 +46,15 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for attempt := 1; ; attempt++ {
-		err := s.write(ctx, func(q querier) error {
+	err = sqltx.SettleFresh(ctx, sqltx.Busy, func() error {
+		return s.write(ctx, func(q querier) error {
 			return sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms, ErrSchemaTooNew)
 		})
-		// SQLite: connections opening a fresh file at once race to switch it
-		// to WAL mode, and the loser gets SQLITE_BUSY without the busy
-		// handler. Another try finds the file settled.
-		if err == nil || attempt == 5 || !sqliteBusy(err) || ctx.Err() != nil {
-			if err != nil {
-				return fail(ctx, "migrate", err)
-			}
-			return nil
-		}
-		time.Sleep(time.Duration(attempt) * 20 * time.Millisecond)
+	})
+	if err != nil {
+		return fail(ctx, "migrate", err)
 	}
+	return nil
 }
 
 // SchemaVersion reports the store's schema version in the database (0 if
