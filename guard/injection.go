@@ -250,7 +250,6 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		r := &set.rules[i]
 		for k, local := range r.first {
 			r.first[k] = set.req.ruleSet[i][local]
-			set.req.starts[r.first[k]] = true
 		}
 		// The branches' first sets are for anchoring: a match needs only
 		// one branch's, not all of them.

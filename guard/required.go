@@ -204,7 +204,6 @@ type reqIndex struct {
 	setLits [][]int32 // set id -> literal ids it holds
 	ruleSet [][]int32 // rule -> set ids it requires
 	nsets   int
-	starts  []bool // set id -> whether its start offsets are kept (anchored rules)
 }
 
 func newReqIndex(ruleSets [][]litSet) *reqIndex {
@@ -231,7 +230,6 @@ func newReqIndex(ruleSets [][]litSet) *reqIndex {
 		}
 	}
 	ix.lits = lits
-	ix.starts = make([]bool, ix.nsets)
 	return ix
 }
 

@@ -208,9 +208,7 @@ func wordKey(text string, s, e int) uint32 {
 	n := e - s
 	var x uint64
 	if s+8 <= len(text) {
-		b := text[s : s+8]
-		x = uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
+		x = load64(text, s)
 	} else {
 		for i := len(text) - 1; i >= s; i-- {
 			x = x<<8 | uint64(text[i])
