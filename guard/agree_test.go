@@ -14,11 +14,7 @@ import (
 // disk, of the third-party corpus (attacks and benign).
 func corpusTexts(tb testing.TB) []string {
 	tb.Helper()
-	root, err := guardcorpus.ModuleRoot(".")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	own, err := guardcorpus.LoadOwn(root)
+	own, err := guardcorpus.OwnFrom(".")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -78,11 +78,7 @@ func referenceSets(t testing.TB) (fast, ref *injectionSet) {
 // it is on disk, the third-party guard corpus.
 func TestFastScanAgrees(t *testing.T) {
 	fast, ref := referenceSets(t)
-	root, err := guardcorpus.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := guardcorpus.LoadOwn(root)
+	own, err := guardcorpus.OwnFrom(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,11 +150,7 @@ func TestRulesCompile(t *testing.T) {
 // text recorded must not leak into the next.
 func TestScanStateReuse(t *testing.T) {
 	fast, _ := referenceSets(t)
-	root, err := guardcorpus.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := guardcorpus.LoadOwn(root)
+	own, err := guardcorpus.OwnFrom(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,6 +140,16 @@ const (
 	OwnHeldOutSource = "parley-heldout"
 )
 
+// OwnFrom is LoadOwn for the module that holds dir: the project's own
+// corpus, which every checkout has.
+func OwnFrom(dir string) ([]Sample, error) {
+	root, err := ModuleRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return LoadOwn(root)
+}
+
 // LoadOwn reads the project's own corpus from root/guard/testdata/corpus:
 // the hand-written injections and their obfuscated forms, the risky-looking
 // benign messages and hard negatives, the multilingual set, generated

@@ -59,3 +59,22 @@ func TestReviewLoadOwnCRLF(t *testing.T) {
 		}
 	}
 }
+
+// OwnFrom finds the module from any directory inside it.
+func TestOwnFrom(t *testing.T) {
+	root, err := ModuleRoot(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := LoadOwn(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := OwnFrom(filepath.Join(root, "guard", "testdata"))
+	if err != nil || len(got) != len(want) || len(got) == 0 || got[0] != want[0] {
+		t.Fatalf("OwnFrom(guard/testdata): %d samples, %v; want the module's %d", len(got), err, len(want))
+	}
+	if _, err := OwnFrom(t.TempDir()); err == nil {
+		t.Error("OwnFrom outside a module: no error")
+	}
+}

@@ -9,11 +9,7 @@ import (
 
 func ownSamples(t *testing.T) []guardcorpus.Sample {
 	t.Helper()
-	root, err := guardcorpus.ModuleRoot(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	own, err := guardcorpus.LoadOwn(root)
+	own, err := guardcorpus.OwnFrom(".")
 	if err != nil {
 		t.Fatal(err)
 	}
