@@ -63,6 +63,16 @@
 // words start. All expressions are compiled once per process. Word
 // boundaries are checked with Unicode letters, not RE2's ASCII \b.
 //
+// Negation is read: a rule that starts at a verb (ignore, disregard,
+// forget, override, reveal, act as, and their translations) reports no
+// match whose verb is negated by the words just before it, with only
+// spaces between: "never ignore", "it is important not to disregard",
+// "don't ever forget", "refuses to reveal", "ne pas ignorer". A request
+// stays an attack: "why not ignore", "can't you ignore", "don't refuse to
+// reveal", and "Do not. Ignore ..." (punctuation ends the negation). A bare
+// "you are now a ..." is a roleplay opener, Low; with a jailbreak word
+// ("unrestricted", "jailbroken", "DAN") it is High.
+//
 // # Learned layer
 //
 // Rules recognize phrasings: they catch the known forms and their

@@ -19,6 +19,8 @@ type ruleSpec struct {
 	kw     []string // prefilter keywords: every match contains one
 	re     string
 	unless string // a match containing this is not reported
+	neg    bool   // a match whose first word is negated is not reported (negation.go)
+	next   string // a match followed by this (anchored at its end) is not reported
 	raw    bool   // no word-boundary check (markup rules)
 	cjk    bool   // no word-boundary check (scripts without spaces)
 	lead   lead   // what must come before a match
@@ -102,6 +104,8 @@ type rule struct {
 	sev     Severity
 	re      *lazyRE
 	unless  *regexp.Regexp
+	neg     bool // see ruleSpec.neg
+	next    *regexp.Regexp
 	bounded bool // re wraps the rule in boundary groups; submatch 1 is the match
 	// anch holds re anchored at its start, one per branch of a top-level
 	// alternation, each tried at the occurrences of its first literals
@@ -209,7 +213,7 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		}
 		tree := re.tree
 		sets := usefulSets(requirements(tree))
-		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lead: sp.lead}
+		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lead: sp.lead, neg: sp.neg}
 		var anch []*lazyRE
 		if fast && sp.lead == leadNone {
 			anch = anchoredRule(ruleBody(tree, bounded), bounded, false)
@@ -233,6 +237,11 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		reqs = append(reqs, sets)
 		if sp.unless != "" {
 			if r.unless, err = regexp.Compile(sp.unless); err != nil {
+				return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
+			}
+		}
+		if sp.next != "" {
+			if r.next, err = regexp.Compile(`^(?:` + sp.next + `)`); err != nil {
 				return nil, fmt.Errorf("guard: rule %s: %w", sp.name, err)
 			}
 		}
@@ -340,7 +349,7 @@ func (set *injectionSet) scan(n *normalizer, st *scanState, out []rawFinding) []
 		}
 		set.compact.each(n.compact.b, func(id, start int) {
 			p := &set.phrases[id]
-			if seen&catBit(p.cat) != 0 {
+			if seen&catBit(p.cat) != 0 || negatedAt(n.main.b, int(n.compact.idx[start])) {
 				return
 			}
 			seen |= catBit(p.cat)
@@ -468,7 +477,7 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 					continue
 				}
 				ms, me := p+loc[2], p+loc[3]
-				if r.unless != nil && r.unless.Match(b[ms:me]) {
+				if r.excluded(b, ms, me) {
 					continue
 				}
 				s, e, found = ms, me, true
@@ -487,7 +496,7 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 			s, e = loc[2], loc[3]
 		}
 		s, e = s+pos, e+pos
-		if r.unless != nil && r.unless.Match(b[s:e]) {
+		if r.excluded(b, s, e) {
 			pos = s + 1
 			continue
 		}
@@ -498,6 +507,17 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 	}
 	return 0, 0, false
 }
+
+// excluded reports whether r's match b[s:e] is one its spec says is not
+// reported: it contains unless, its first word is negated, or next follows.
+func (r *rule) excluded(b []byte, s, e int) bool {
+	return r.unless != nil && r.unless.Match(b[s:e]) ||
+		r.neg && negatedAt(b, s) ||
+		r.next != nil && r.next.Match(b[e:min(len(b), e+maxNext)])
+}
+
+// maxNext is how far after a match a rule's next expression may read.
+const maxNext = 64
 
 // lineStartAt reports whether p starts the text, a line or a sentence, as
 // leadSentence requires.

@@ -16,7 +16,7 @@ package guard
 var injectionRules = []ruleSpec{
 	// Instruction override.
 	{
-		name: "injection/override", cat: InstructionOverride, sev: High,
+		name: "injection/override", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"instruction", "direction", "directive", "rule", "guideline", "prompt", "programming", "constraint",
 			"restriction", "guardrail", "polic", "command", "training", "conditioning", "limitation", "safeguard", "filter",
 			"boundar", "protocol", "orders", "guidance"},
@@ -27,9 +27,12 @@ var injectionRules = []ruleSpec{
 		unless: `(?:^|[^\pL])my (?:previous|prior|earlier|above|original|initial|last|old)`,
 	},
 	{
-		name: "injection/override-above", cat: InstructionOverride, sev: High,
+		name: "injection/override-above", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "disregard", "forget"},
 		re: `(?:ignore|disregard|forget)(?: all| everything| anything)?(?: of)?(?: the)? (?:above|text above|content above|everything above|preceding text|previous text|prior text|what you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|(?:that )?you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|everything (?:before this|above|prior to this|you (?:know|were told|have been told|learned|were taught)))`,
+		// "Forget everything you know about breathing": a topic, not the
+		// model's instructions.
+		next: ` (?:about|regarding|concerning) `,
 	},
 	{
 		name: "injection/new-instructions", cat: InstructionOverride, sev: High, raw: true, lead: leadNonLetter,
@@ -50,10 +53,15 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/you-are-now", cat: RoleHijack, sev: High,
 		kw: []string{"are now", "re now", "r now", "be now", "no longer", "henceforth", "from now on", "hereby"},
-		re: `(?:you are|you'?re|ur|u r|you will be|you shall be) (?:now|henceforth|from now on|no longer|hereby)(?: (?:to be|going to be|acting as|playing))? (?:an?|(?:my|the) (?:evil|unrestricted|unfiltered|uncensored|jailbroken|new (?:master|owner|persona|role|identity))|called|named|in|free|unrestricted|unfiltered|uncensored|jailbroken|evil|dan|bound|restricted|limited|programmed|an ai|not (?:an? )?(?:ai|assistant|bound|restricted|limited|chatgpt|claude|constrained|required)|[\pL]+gpt|[\pL]+bot)`,
+		re: `(?:you are|you'?re|ur|u r|you will be|you shall be) (?:now|henceforth|from now on|no longer|hereby)(?: (?:to be|going to be|acting as|playing))? (?:(?:my|the) (?:evil|unrestricted|unfiltered|uncensored|jailbroken|new (?:master|owner|persona|role|identity))|called|named|in|free|unrestricted|unfiltered|uncensored|jailbroken|evil|dan|bound|restricted|limited|programmed|an ai|not (?:an? )?(?:ai|assistant|bound|restricted|limited|chatgpt|claude|constrained|required)|[\pL]+gpt|[\pL]+bot)`,
+	}, {
+		name: "injection/you-are-now-role", cat: RoleHijack, sev: Low,
+		kw: []string{"are now", "re now", "r now", "be now", "henceforth", "from now on", "hereby"},
+		re: `(?:you are|you'?re|ur|u r|you will be|you shall be) (?:now|henceforth|from now on|hereby)(?: (?:to be|going to be|acting as|playing))? an?`,
 	},
+
 	{
-		name: "injection/persona", cat: RoleHijack, sev: High,
+		name: "injection/persona", cat: RoleHijack, sev: High, neg: true,
 		kw: []string{"pretend", "imagine", "act", "behave", "roleplay", "role-play", "role play", "respond", "answer", "reply", "speak", "operate", "become", "simulate", "emulate", "play"},
 		re: `(?:pretend|imagine|act|behave|roleplay|role-play|role play|respond|answer|reply|speak|operate|become|simulate|emulate|play)(?: (?:as if|as though|like|that|as|the role of))?(?: (?:you are|you'?re|you were|to be|being|yourself as))?(?: (?:an?|the|my))? (?:unrestricted|unfiltered|uncensored|unbound|unlimited|jailbroken|unaligned|amoral|immoral|evil|malicious|rogue|lawless|unethical|dan|devil|demon|unhinged|rule-?less|limitless|different ai|ai (?:without|with no|that has no|free of)|model (?:without|with no)|assistant (?:without|with no)|chatbot (?:without|with no)|version of yourself (?:without|with no))`,
 	},
@@ -107,7 +115,7 @@ var injectionRules = []ruleSpec{
 	},
 	// System prompt extraction.
 	{
-		name: "injection/extract-prompt", cat: PromptExtraction, sev: High,
+		name: "injection/extract-prompt", cat: PromptExtraction, sev: High, neg: true,
 		kw: []string{"prompt", "instruction", "directive", "guideline", "rules", "programming", "configuration", "message", "context", "pre-prompt", "preprompt"},
 		re: `(?:reveal|show|print|display|output|repeat|tell|give|share|leak|dump|expose|disclose|recite|write out|write down|spell out|list|paste|copy|provide|send|read back|read out|echo|return|type out|reproduce|quote|summari[sz]e|translate|encode|put|render|let me see|i want to see|i need to see)` +
 			`(?: (?:me|us|back|out|all|of|verbatim|exactly|word for word|in full|the|your|ur|its|this|first|full|complete|entire|exact|whole|original|above))*` +
@@ -225,12 +233,12 @@ var injectionRules = []ruleSpec{
 	// Other languages. Patterns are folded like the text, so Cyrillic is
 	// written as it is spelled.
 	{
-		name: "injection/override-es", cat: InstructionOverride, sev: High,
+		name: "injection/override-es", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "olvid", "omit", "descart", "salta"},
 		re: `(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|omite|omitir|descarta|salta)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)(?: (?:anteriores|previas|de arriba|del sistema|originales|iniciales))?|(?:ignora|olvida)(?: todo)? lo (?:anterior|de arriba)`,
 	},
 	{
-		name: "injection/other-es", cat: PromptExtraction, sev: High,
+		name: "injection/other-es", cat: PromptExtraction, sev: High, neg: true,
 		kw: []string{"prompt", "instrucciones", "mensaje", "ahora eres", "actua", "sin restricciones", "sin filtros", "sin limites"},
 		re: `(?:revela|muestra|muestrame|dime|imprime|ensename|repite|escribe)(?: \pL+){0,3} (?:prompt|instrucciones|mensaje) (?:del|de) sistema|(?:revela|muestra|muestrame|dime|imprime|repite)(?: \pL+){0,2} (?:tu|tus) (?:prompt|instrucciones (?:ocultas|secretas|iniciales|originales))`,
 	},
@@ -240,12 +248,12 @@ var injectionRules = []ruleSpec{
 		re: `(?:ahora eres|a partir de ahora eres|actua como|finge (?:que eres|ser))(?: \pL+){0,4} (?:sin (?:restricciones|filtros|limites|censura|reglas)|malvad[oa]|dan)|(?:ia|asistente|modelo|chatbot) sin (?:restricciones|filtros|limites|censura|reglas)`,
 	},
 	{
-		name: "injection/override-fr", cat: InstructionOverride, sev: High,
+		name: "injection/override-fr", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "oubli", "neglig"},
 		re: `(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige|negligez)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)(?: (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine))?|(?:ignore|ignorez|oublie|oubliez) tout ce qui (?:precede|est au-dessus)`,
 	},
 	{
-		name: "injection/other-fr", cat: PromptExtraction, sev: High,
+		name: "injection/other-fr", cat: PromptExtraction, sev: High, neg: true,
 		kw: []string{"prompt", "instructions", "message", "maintenant"},
 		re: `(?:revele|revelez|montre|montrez|montre-moi|montrez-moi|affiche|affichez|donne|donnez|donne-moi|donnez-moi|repete|repetez|ecris|dis-moi|dites-moi)(?: \pL+){0,3} (?:prompt|instructions|message) (?:systeme|du systeme|initial(?:es)?|cache(?:es)?|secret(?:es)?)`,
 	},
@@ -270,22 +278,22 @@ var injectionRules = []ruleSpec{
 		re: `(?:du bist (?:jetzt|nun|ab sofort)|ab jetzt bist du|tu so als (?:ob|warst) du)(?: \pL+){0,4} (?:ohne (?:einschrankungen|filter|regeln|zensur|grenzen)|bose|dan)|(?:ki|assistent|modell|chatbot) ohne (?:einschrankungen|filter|regeln|zensur|grenzen)`,
 	},
 	{
-		name: "injection/override-it", cat: InstructionOverride, sev: High,
+		name: "injection/override-it", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "dimentic", "trascur"},
 		re: `(?:ignora|ignorate|ignorare|dimentica|dimenticate|dimenticare|trascura)(?: (?:tutte|tutti|le|i|tue|tuoi|sue|mie|delle))* (?:istruzioni|regole|indicazioni|direttive|restrizioni|ordini)(?: (?:precedenti|di sistema|originali|iniziali|sopra))?`,
 	},
 	{
-		name: "injection/other-it", cat: PromptExtraction, sev: High,
+		name: "injection/other-it", cat: PromptExtraction, sev: High, neg: true,
 		kw: []string{"prompt", "istruzioni"},
 		re: `(?:mostra|mostrami|rivela|rivelami|stampa|dimmi|ripeti|scrivi)(?: \pL+){0,3} (?:prompt|istruzioni) (?:di sistema|del sistema|iniziali|nascoste|segrete)`,
 	},
 	{
-		name: "injection/override-pt", cat: InstructionOverride, sev: High,
+		name: "injection/override-pt", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "esquec", "desconsider"},
 		re: `(?:ignore|ignora|ignorar|ignorem|esqueca|esquece|esquecer|desconsidere|desconsiderar)(?: (?:todas|todos|as|os|suas|seus|tuas|minhas|de))* (?:instrucoes|regras|orientacoes|diretrizes|ordens|restricoes)(?: (?:anteriores|previas|do sistema|originais|iniciais|acima))?`,
 	},
 	{
-		name: "injection/other-pt", cat: PromptExtraction, sev: High,
+		name: "injection/other-pt", cat: PromptExtraction, sev: High, neg: true,
 		kw: []string{"prompt", "instrucoes", "agora voce"},
 		re: `(?:revele|mostre|mostra|exiba|imprima|diga|repita|escreva)(?: \pL+){0,3} (?:prompt|instrucoes) (?:do sistema|de sistema|iniciais|ocultas|secretas)|agora voce e(?: \pL+){0,3} (?:sem (?:restricoes|filtros|limites|censura|regras)|dan)`,
 	},
@@ -295,7 +303,7 @@ var injectionRules = []ruleSpec{
 		re: `(?:negeer|vergeet)(?: (?:alle|al|je|jouw|de|vorige|eerdere|bovenstaande))* (?:instructies|regels|opdrachten|richtlijnen)`,
 	},
 	{
-		name: "injection/override-pl", cat: InstructionOverride, sev: High,
+		name: "injection/override-pl", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"zignoruj", "ignoruj", "zapomnij"},
 		re: `(?:zignoruj|ignoruj|zapomnij)(?: (?:o|wszystkie|wszystkich|swoje|swoich|poprzednie|poprzednich|wczesniejsze))* (?:instrukcje|instrukcjach|polecenia|zasady|reguly|regulach)`,
 	},
@@ -305,12 +313,12 @@ var injectionRules = []ruleSpec{
 		re: `(?:onceki|tum|butun|yukaridaki)(?: \pL+){0,2} (?:talimatlari|kurallari|yonergeleri) (?:yok say|gormezden gel|unut|dikkate alma)`,
 	},
 	{
-		name: "injection/override-ru", cat: InstructionOverride, sev: High,
+		name: "injection/override-ru", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"игнорир", "забудь", "забуд", "не обращай", "отбрось", "пренебреги"},
 		re: `(?:игнорируй|игнорируйте|игнорировать|забудь|забудьте|отбрось|пренебреги|не обращай внимания на)(?: (?:все|всё|свои|твои|ваши|предыдущие|прежние|прошлые|данные|на|вышеуказанные|системные))* (?:инструкции|инструкций|указания|правила|команды|ограничения|установки|директивы)`,
 	},
 	{
-		name: "injection/other-ru", cat: PromptExtraction, sev: High,
+		name: "injection/other-ru", cat: PromptExtraction, sev: High, neg: true,
 		kw: []string{"промпт", "инструкции", "сообщение"},
 		re: `(?:покажи|раскрой|выведи|напиши|повтори|скажи|дай)(?: \pL+){0,3} (?:системный промпт|системные инструкции|системное сообщение|свой промпт|свои инструкции|исходные инструкции|скрытые инструкции)`,
 	},
