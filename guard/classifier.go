@@ -40,29 +40,47 @@ var familyCategory = [guardmodel.NumFamilies]Category{
 // score on text nobody here has seen is not, by itself, reason enough to
 // refuse it. Its category is the model's family head's, its span the
 // window's.
+//
+// Its score also decides whether the typo view is read (typo.go), around
+// the best window: within typoMargin of the Medium threshold, the rules
+// read it where they found no injection in the text, and the layer scores
+// it too and keeps the higher score (its finding then says Via "typo").
 func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	m := g.model
 	if m == nil {
 		return out
 	}
-	b := sc.n.main.b
-	z, s, e := m.Score(b, &sc.ms)
+	ruled := slices.ContainsFunc(out, isInjection)
+	v, via := &sc.n.main, ""
+	z, s, e := m.Score(v.b, &sc.ms)
 	t := m.User
 	if sc.doc {
 		t = m.Doc
 	}
 	z -= g.shift
+	if z >= t.Medium-typoMargin && g.inj.typos.correct(v, max(0, s-typoContext), min(len(v.b), e+typoContext), &sc.st.typo) {
+		tv := &sc.st.typo
+		if !ruled {
+			out = g.inj.scanView(tv.b, tv, "typo", nil, &sc.st, out)
+			ruled = slices.ContainsFunc(out, isInjection)
+		}
+		if z2, s2, e2 := m.Score(tv.b, &sc.ms); z2-g.shift > z {
+			z, s, e, v, via = z2-g.shift, s2, e2, tv, "typo"
+		}
+	}
 	if z < t.Medium {
 		return out
 	}
 	sev := Severity(Medium)
-	if z >= t.High && slices.ContainsFunc(out, func(f rawFinding) bool { return f.kind == KindInjection }) {
+	if z >= t.High && ruled {
 		sev = High
 	}
-	a, end := sc.n.main.orig(s, e)
+	a, end := v.orig(s, e)
 	conf := 1 / (1 + math.Exp(-float64(z-t.Medium)))
 	return append(out, rawFinding{
-		detector: learnedDetector, cat: familyCategory[m.Family(b[s:e])], kind: KindInjection,
-		sev: sev, start: a, end: end, conf: conf,
+		detector: learnedDetector, cat: familyCategory[m.Family(v.b[s:e])], kind: KindInjection,
+		sev: sev, start: a, end: end, conf: conf, via: via,
 	})
 }
+
+func isInjection(f rawFinding) bool { return f.kind == KindInjection }

@@ -29,6 +29,15 @@
 // ("1gn0r3" reads "ignore") and a compact view of letters only ("i g n o r
 // e" and "i.g.n.o.r.e" read "ignore"). [Normalize] exposes the views.
 //
+// A typo view reads a word one edit from a word of the English rules (a
+// letter dropped, added or changed, or two neighbours swapped: "everthing",
+// "ignroe", "teh") as that word. It is read only where the learned layer's
+// score is near its Medium threshold (see below), by the rules and by the
+// layer itself; its findings say Via "typo". On the English corpus with a
+// typo in 30% of its words of five letters or more, recall is 85.0%
+// (79.9% without the typo view; 88.0% on the text without typos), with no
+// more false positives.
+//
 // Text hidden in an encoding or a spelling is decoded and scanned again;
 // its injection findings are one severity higher, cover the whole run and
 // name the scheme in Via: base64, base32, hex and percent-encoded runs of

@@ -123,6 +123,7 @@ type injectionSet struct {
 	compact *matcher
 	phrases []compactPhrase
 	req     *reqIndex // literals each rule's regexp requires
+	typos   *typoIndex
 }
 
 const (
@@ -255,6 +256,7 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		}
 	}
 	set.req = newReqIndex(reqs)
+	set.typos = newTypoIndex(specs)
 	for i := range set.rules {
 		r := &set.rules[i]
 		for k, local := range r.first {
@@ -313,6 +315,7 @@ type scanState struct {
 	req   reqState
 	// regions are the spans of the leet view near a byte leet changed.
 	regions [][2]int32
+	typo    view // the typo view (typo.go)
 }
 
 // scan reports injection findings in n's views. Offsets are into the text

@@ -106,7 +106,7 @@ type Finding struct {
 	// "card" before a card number) raise it.
 	Confidence float64
 	// Via names the view the match was made in when it was not the plain
-	// normalized text: "compact", "leet", "tags", "base64", "base32",
+	// normalized text: "compact", "leet", "typo", "tags", "base64", "base32",
 	// "hex", "percent", "ascii85", "uuencode", "rot13", "atbash",
 	// "reversed", "morse", "braille", "nato", "variation_selectors",
 	// "invisible_operators"; "" otherwise.

@@ -1,0 +1,246 @@
+package guard
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The typo view. "Ignore everthing you have been told" is the rules' own
+// phrase with one letter gone, and a rule, which reads phrasings, misses
+// it. The typo view reads every word of five or more letters that is one
+// edit (a letter added, dropped or changed, or two neighbours swapped) from
+// a word of the English rules, and not itself such a word, as that word,
+// and a word of three or four letters as the rule word it is with two
+// neighbours swapped ("teh", "yuor"); the rules then run over it. Its
+// findings say Via "typo".
+//
+// It is read only where the learned layer's score is within typoMargin of
+// its Medium threshold (so never when the layer is off), and only around
+// the layer's best window: typing errors in an attack leave most of its
+// grams, so the score says where to look. There the rules read it, if they
+// found no injection in the text, and the layer scores it too. Benign
+// prose, 96.5% of which scores below that gate, pays nothing, and a real
+// word one letter from a rule word ("decide", "decode") is read as the
+// rule word only there.
+
+// typoMargin is how far below the learned layer's Medium threshold the
+// typo view still runs.
+const typoMargin = 3
+
+// typoContext is how far around the learned layer's best window the typo
+// view reads: the window is where an attack's words are, and a long text
+// costs no more than a short one.
+const typoContext = 320
+
+// minTypoWord and maxTypoWord bound the words the typo view reads with
+// any one edit: a shorter word is one edit from too many others, and no
+// rule word is longer. Words of minSwapWord letters or more, and shorter,
+// are read with two neighbours swapped only.
+const (
+	minTypoWord = 5
+	maxTypoWord = 24
+	minSwapWord = 3
+)
+
+// typoIndex holds the rules' words and their one-letter deletions, to find
+// a word one edit away with a few map lookups (the symmetric-deletion
+// method).
+type typoIndex struct {
+	words []string
+	id    map[string]int32   // word -> index in words
+	dels  map[string][]int32 // a word with one letter deleted -> the words
+}
+
+// ruleWords matches the words of a rule's source: runs of lower-case
+// letters between characters that are not letters, an optional trailing
+// letter ("instructions?") read both ways.
+var ruleWords = regexp.MustCompile(`(?:^|[^a-zA-Z\\])([a-z]{3,})(\??)(?:$|[^a-z(\[])`)
+
+// otherLanguage reports whether the rule named name is one of the other
+// languages' ("injection/override-fr"); the typo view reads English.
+func otherLanguage(name string) bool {
+	i := strings.LastIndexByte(name, '-')
+	switch name[i+1:] {
+	case "es", "fr", "de", "it", "pt", "nl", "pl", "tr", "ru", "zh", "ja", "ko":
+		return true
+	}
+	return false
+}
+
+func newTypoIndex(specs []ruleSpec) *typoIndex {
+	t := &typoIndex{id: map[string]int32{}, dels: map[string][]int32{}}
+	add := func(w string) {
+		if _, ok := t.id[w]; ok || len(w) > maxTypoWord+1 {
+			return
+		}
+		id := int32(len(t.words))
+		t.words = append(t.words, w)
+		t.id[w] = id
+		if len(w) < minTypoWord-1 {
+			return // read only with a swap, which needs no deletions
+		}
+		for k := range len(w) {
+			d := w[:k] + w[k+1:]
+			if l := t.dels[d]; len(l) == 0 || l[len(l)-1] != id {
+				t.dels[d] = append(l, id)
+			}
+		}
+	}
+	for _, sp := range specs {
+		if otherLanguage(sp.name) {
+			continue
+		}
+		// Overlapping matches: a word may end where the next begins.
+		src := sp.re
+		for len(src) > 0 {
+			m := ruleWords.FindStringSubmatchIndex(src)
+			if m == nil {
+				break
+			}
+			w := src[m[2]:m[3]]
+			add(w)
+			if m[5] > m[4] {
+				add(w[:len(w)-1])
+			}
+			src = src[m[3]:]
+		}
+	}
+	return t
+}
+
+// fix returns the rule word that w (lower-case ASCII letters) is one edit
+// from, or "" when w is a rule word itself or no such word is near it.
+// Where several are, the one the rules name first wins.
+func (t *typoIndex) fix(w []byte) string {
+	n := len(w)
+	if n < minSwapWord || n > maxTypoWord {
+		return ""
+	}
+	if _, ok := t.id[string(w)]; ok {
+		return ""
+	}
+	if n < minTypoWord {
+		var buf [minTypoWord]byte
+		for k := range n - 1 {
+			if w[k] == w[k+1] {
+				continue
+			}
+			d := append(buf[:0], w...)
+			d[k], d[k+1] = d[k+1], d[k]
+			if id, ok := t.id[string(d)]; ok {
+				return t.words[id]
+			}
+		}
+		return ""
+	}
+	best := int32(-1)
+	take := func(id int32) {
+		if best < 0 || id < best {
+			best = id
+		}
+	}
+	// A letter dropped: w is one of a word's deletions.
+	for _, id := range t.dels[string(w)] {
+		take(id)
+	}
+	var buf [maxTypoWord]byte
+	for k := range n {
+		if k > 0 && w[k] == w[k-1] {
+			continue // the same deletion as the last
+		}
+		d := append(append(buf[:0], w[:k]...), w[k+1:]...)
+		// A letter added: deleting it gives the word, if that word has
+		// five letters or more: "where" is no typo of "were".
+		if id, ok := t.id[string(d)]; ok && n > minTypoWord {
+			take(id)
+		}
+		// A letter changed or two swapped: w and the word share a
+		// deletion, and differ in one place or in two swapped neighbours.
+		for _, id := range t.dels[string(d)] {
+			if oneEdit(w, t.words[id]) {
+				take(id)
+			}
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return t.words[best]
+}
+
+// oneEdit reports whether a and b, of the same length, differ in exactly
+// one byte or in two neighbours swapped.
+func oneEdit(a []byte, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) {
+		return false
+	}
+	j := len(a) - 1
+	for a[j] == b[j] {
+		j--
+	}
+	return i == j || j == i+1 && a[i] == b[j] && a[j] == b[i]
+}
+
+// correct writes src's bytes [lo, hi), widened to whole words, to dst
+// with its misspelled rule words corrected, each corrected word's bytes
+// mapped to the whole original word, and reports whether any word changed.
+func (t *typoIndex) correct(src *view, lo, hi int, dst *view) bool {
+	b := src.b
+	for lo > 0 && isTypoWordByte(b[lo-1]) {
+		lo--
+	}
+	for hi < len(b) && isTypoWordByte(b[hi]) {
+		hi++
+	}
+	dst.reset()
+	changed := false
+	done := lo // src bytes before this are in dst
+	for i := lo; i < hi; {
+		if b[i] < 'a' || b[i] > 'z' {
+			i++
+			continue
+		}
+		j := i + 1
+		for j < hi && b[j] >= 'a' && b[j] <= 'z' {
+			j++
+		}
+		// A word inside a longer one (letters of another script, digits)
+		// is not read.
+		if i > 0 && wordByteAt(b[i-1]) || j < len(b) && wordByteAt(b[j]) {
+			i = j
+			continue
+		}
+		if w := t.fix(b[i:j]); w != "" {
+			dst.b = append(dst.b, b[done:i]...)
+			dst.start = append(dst.start, src.start[done:i]...)
+			dst.end = append(dst.end, src.end[done:i]...)
+			a, e := src.start[i], src.end[j-1]
+			for k := range len(w) {
+				dst.add(w[k], int(a), int(e))
+			}
+			done, changed = j, true
+		}
+		i = j
+	}
+	if !changed {
+		dst.reset()
+		return false
+	}
+	dst.b = append(dst.b, b[done:hi]...)
+	dst.start = append(dst.start, src.start[done:hi]...)
+	dst.end = append(dst.end, src.end[done:hi]...)
+	return true
+}
+
+func isTypoWordByte(c byte) bool { return c >= 'a' && c <= 'z' || wordByteAt(c) }
+
+// wordByteAt reports whether c continues a word the typo view does not
+// split: a digit or a byte of a non-ASCII letter.
+func wordByteAt(c byte) bool { return c >= '0' && c <= '9' || c >= 0x80 }
