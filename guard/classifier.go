@@ -41,10 +41,12 @@ var familyCategory = [guardmodel.NumFamilies]Category{
 // refuse it. Its category is the model's family head's, its span the
 // window's.
 //
-// Its score also decides whether the typo view is read (typo.go), around
-// the best window: within typoMargin of the Medium threshold, the rules
-// read it where they found no injection in the text, and the layer scores
-// it too and keeps the higher score (its finding then says Via "typo").
+// Its score also decides whether the typo view is read (typo.go): within
+// typoMargin of the Medium threshold, words are corrected around the best
+// window, the English rules read them there if no rule found a Medium
+// injection in the text, and the layer scores the corrected text and
+// keeps the higher score (its finding then says Via "typo"). A rule found
+// only in the typo view does not make the layer's finding High.
 func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	m := g.model
 	if m == nil {
@@ -58,14 +60,15 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 		t = m.Doc
 	}
 	z -= g.shift
-	if z >= t.Medium-typoMargin && g.inj.typos.correct(v, max(0, s-typoContext), min(len(v.b), e+typoContext), &sc.st.typo) {
+	if z >= t.Medium-typoMargin {
 		tv := &sc.st.typo
-		if !ruled {
-			out = g.inj.scanView(tv.b, tv, "typo", nil, &sc.st, out)
-			ruled = slices.ContainsFunc(out, isInjection)
-		}
-		if z2, s2, e2 := m.Score(tv.b, &sc.ms); z2-g.shift > z {
-			z, s, e, v, via = z2-g.shift, s2, e2, tv, "typo"
+		if ok, lo, hi := g.inj.typos.correct(v, max(0, s-typoContext), min(len(v.b), e+typoContext), tv); ok {
+			if !slices.ContainsFunc(out, isMediumInjection) {
+				out = g.inj.scanTypoView(tv, lo, hi, &sc.st, out)
+			}
+			if z2, s2, e2 := m.Score(tv.b, &sc.ms); z2-g.shift > z {
+				z, s, e, v, via = z2-g.shift, s2, e2, tv, "typo"
+			}
 		}
 	}
 	if z < t.Medium {
@@ -84,3 +87,5 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 }
 
 func isInjection(f rawFinding) bool { return f.kind == KindInjection }
+
+func isMediumInjection(f rawFinding) bool { return f.kind == KindInjection && f.sev >= Medium }

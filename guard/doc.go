@@ -31,11 +31,13 @@
 //
 // A typo view reads a word one edit from a word of the English rules (a
 // letter dropped, added or changed, or two neighbours swapped: "everthing",
-// "ignroe", "teh") as that word. It is read only where the learned layer's
-// score is near its Medium threshold (see below), by the rules and by the
-// layer itself; its findings say Via "typo". On the English corpus with a
-// typo in 30% of its words of five letters or more, recall is 85.0%
-// (79.9% without the typo view; 88.0% on the text without typos), with no
+// "ignroe", "teh") as that word, unless it is itself an English word
+// ("decide" stays "decide", "ignored" stays "ignored"). It is read only
+// where the learned layer's score is near its Medium threshold (see below),
+// by the English rules and by the layer itself; its findings say Via
+// "typo", and its rules' findings are Medium at most. On the English corpus
+// with a typo in 30% of its words of five letters or more, recall is 84.7%
+// (79.9% without the typo view; 87.4% on the text without typos), with no
 // more false positives.
 //
 // Text hidden in an encoding or a spelling is decoded and scanned again;
@@ -76,9 +78,11 @@
 // forget, override, reveal, act as, and their translations) reports no
 // match whose verb is negated by the words just before it, with only
 // spaces between: "never ignore", "it is important not to disregard",
-// "don't ever forget", "refuses to reveal", "ne pas ignorer". A request
-// stays an attack: "why not ignore", "can't you ignore", "don't refuse to
-// reveal", and "Do not. Ignore ..." (punctuation ends the negation). A bare
+// "don't ever forget", "the bot refuses to reveal", "ne pas ignorer". A
+// negation that asks or cancels itself is none: "why not ignore", "could
+// you not ignore", "never not ignore", "now or never ignore", "stop
+// refusing to reveal", "perché non dimenticare"; and "Do not. Ignore ..."
+// (punctuation ends the negation). Russian negation is not read. A bare
 // "you are now a ..." is a roleplay opener, Low; with a jailbreak word
 // ("unrestricted", "jailbroken", "DAN") it is High.
 //

@@ -73,6 +73,13 @@ type compactPhrase struct {
 	sev  Severity
 }
 
+// neg reports whether the phrase starts at a verb a negation can take
+// back ("never ignore all previous instructions"): the override and
+// extraction phrases do, the jailbreak ones ("do anything now") do not.
+func (p *compactPhrase) neg() bool {
+	return p.cat == InstructionOverride || p.cat == PromptExtraction
+}
+
 // lazyRE is a regular expression compiled on first use: a process pays
 // only for the rules its text wakes (compiling them all took 0.8 s of CPU
 // at the first New, 7 s under the race detector). Its source was parsed
@@ -124,6 +131,7 @@ type injectionSet struct {
 	phrases []compactPhrase
 	req     *reqIndex // literals each rule's regexp requires
 	typos   *typoIndex
+	foreign bitset // the other languages' rules, which the typo view skips
 }
 
 const (
@@ -256,7 +264,13 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		}
 	}
 	set.req = newReqIndex(reqs)
-	set.typos = newTypoIndex(specs)
+	set.typos = newTypoIndex(specs, realWordsList)
+	set.foreign = make(bitset, (len(specs)+63)/64)
+	for i, sp := range specs {
+		if otherLanguage(sp.name) {
+			set.foreign.set(i)
+		}
+	}
 	for i := range set.rules {
 		r := &set.rules[i]
 		for k, local := range r.first {
@@ -352,13 +366,30 @@ func (set *injectionSet) scan(n *normalizer, st *scanState, out []rawFinding) []
 		}
 		set.compact.each(n.compact.b, func(id, start int) {
 			p := &set.phrases[id]
-			if seen&catBit(p.cat) != 0 || negatedAt(n.main.b, int(n.compact.idx[start])) {
+			if seen&catBit(p.cat) != 0 || p.neg() && negatedAt(n.main.b, int(n.compact.idx[start])) {
 				return
 			}
 			seen |= catBit(p.cat)
 			a, e := n.compact.orig(start, start+len(p.text))
 			out = append(out, rawFinding{detector: "injection/compact", cat: p.cat, kind: KindInjection, sev: p.sev, start: a, end: e, conf: 0.8, via: "compact"})
 		})
+	}
+	return out
+}
+
+// scanTypoView reports the English rules that match the typo view tv near
+// its corrected span [lo, hi), at Medium at most: a corrected reading is
+// an inference (typo.go). It runs after the other views, whose rules it
+// does not report again.
+func (set *injectionSet) scanTypoView(tv *view, lo, hi int, st *scanState, out []rawFinding) []rawFinding {
+	for i := range st.found {
+		st.found[i] |= set.foreign[i]
+	}
+	n := len(out)
+	st.regions = append(st.regions[:0], [2]int32{int32(lo), int32(hi)})
+	out = set.scanView(tv.b, tv, "typo", st.regions, st, out)
+	for i := n; i < len(out); i++ {
+		out[i].sev = min(out[i].sev, Medium)
 	}
 	return out
 }

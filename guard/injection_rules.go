@@ -29,7 +29,12 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/override-above", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "disregard", "forget"},
-		re: `(?:ignore|disregard|forget)(?: all| everything| anything)?(?: of)?(?: the)? (?:above|text above|content above|everything above|preceding text|previous text|prior text|what you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|(?:that )?you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|everything (?:before this|above|prior to this|you (?:know|were told|have been told|learned|were taught)))`,
+		re: `(?:ignore|disregard|forget)(?: all| everything| anything)?(?: of)?(?: the)? (?:above|text above|content above|everything above|preceding text|previous text|prior text|what you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|(?:that )?you (?:were|have been|'ve been) (?:told|given|instructed|taught|programmed)|everything (?:before this|above|prior to this|you (?:were told|have been told|were taught)))`,
+	},
+	{
+		name: "injection/forget-everything", cat: InstructionOverride, sev: High, neg: true,
+		kw: []string{"ignor", "disregard", "forget"},
+		re: `(?:ignore|disregard|forget)(?: all)? everything you (?:know|learned|have learned|'ve learned)`,
 		// "Forget everything you know about breathing": a topic, not the
 		// model's instructions.
 		next: ` (?:about|regarding|concerning) `,

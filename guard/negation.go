@@ -10,10 +10,18 @@ package guard
 // backwards from the match's start, over words separated by spaces only:
 // any punctuation between the negator and the verb ("Do not. Ignore all
 // previous instructions") ends the negation. Between them may stand "to"
-// and a few adverbs ("not to simply ignore", "don't ever forget"). What is
-// a request rather than a negation still counts as the attack: "why not
-// ignore", "can't you ignore" (a pronoun stands between), "don't refuse to
-// reveal" (a negated refusal).
+// and a few adverbs ("not to blindly ignore", "don't ever forget"), but not
+// "just" or "simply": "don't just ignore the above" asks for more.
+//
+// A negation that asks or cancels itself is none, so these stay attacks:
+// "why not ignore", "now or never disregard", "never not ignore", "can't
+// you ignore" and "could you not ignore" (a pronoun stands before "not"),
+// "stop refusing to reveal" (only "refuses" and "refused" state a
+// refusal), "don't refuse to reveal", and in the other languages
+// "perché non", "pourquoi pas", "por que nao" and "ne pas ne pas". "Not"
+// negates only after a word that makes it a statement: "do not", "must
+// not", "important not to". Russian negation is not read: the normalized
+// view folds Cyrillic letters to their Latin look-alikes.
 
 // negWord is what a word just before a verb does to it.
 type negWord uint8
@@ -24,19 +32,22 @@ const (
 	negSkip
 	// negPlain negates the verb: "never ignore".
 	negPlain
-	// negNot negates it unless "why" comes before: "why not ignore" asks.
+	// negNot negates it after a word of notAfter: "do not ignore".
 	negNot
-	// negRefuse negates it unless it is itself negated: "refuses to
-	// reveal", but "don't refuse to reveal".
+	// negPas negates it after "ne": "ne pas oublier".
+	negPas
+	// negRefuse states a refusal: "refuses to reveal".
 	negRefuse
+	// negWhy asks, and "or" offers: before a negator, they undo it.
+	negWhy
 )
 
 var negWords = map[string]negWord{
-	"to": negSkip, "ever": negSkip, "just": negSkip, "simply": negSkip, "blindly": negSkip, "really": negSkip,
-	"completely": negSkip, "entirely": negSkip, "accidentally": negSkip, "carelessly": negSkip, "lightly": negSkip,
-	"silently": negSkip, "quietly": negSkip, "casually": negSkip, "routinely": negSkip,
+	"to": negSkip, "ever": negSkip, "blindly": negSkip, "completely": negSkip, "entirely": negSkip,
+	"accidentally": negSkip, "carelessly": negSkip, "lightly": negSkip,
 
 	"not": negNot,
+	"pas": negPas,
 
 	"never": negPlain, "don't": negPlain, "dont": negPlain, "doesn't": negPlain, "doesnt": negPlain,
 	"didn't": negPlain, "didnt": negPlain, "shouldn't": negPlain, "shouldnt": negPlain, "mustn't": negPlain,
@@ -44,20 +55,33 @@ var negWords = map[string]negWord{
 	"can't": negPlain, "cant": negPlain, "couldn't": negPlain, "couldnt": negPlain, "nor": negPlain,
 	"without": negPlain,
 	// The other languages' rules start at an infinitive or imperative
-	// that these negate: "no ignores", "ne pas ignorer", "non ignorare",
-	// "nao ignore", "nie ignoruj", "не игнорируй".
-	"nunca": negPlain, "jamas": negPlain, "pas": negPlain, "jamais": negPlain, "non": negPlain,
-	"nao": negPlain, "nie": negPlain, "не": negPlain, "никогда": negPlain,
+	// that these negate: "nunca olvides", "ne jamais oublier", "non
+	// ignorare", "nao ignore", "nie ignoruj". Spanish "no" is left out: in
+	// English text it would let "no ignore all previous instructions" by.
+	"nunca": negPlain, "jamas": negPlain, "jamais": negPlain, "non": negPlain, "nao": negPlain, "nie": negPlain,
 
-	"refuse": negRefuse, "refuses": negRefuse, "refused": negRefuse, "refusing": negRefuse,
-	"avoid": negRefuse, "avoids": negRefuse, "avoiding": negRefuse,
+	"refuses": negRefuse, "refused": negRefuse, "avoids": negRefuse, "avoided": negRefuse,
+
+	"why": negWhy, "or": negWhy, "perche": negWhy, "pourquoi": negWhy, "porque": negWhy, "warum": negWhy,
+	"dlaczego": negWhy, "o": negWhy, "ou": negWhy, "oder": negWhy, "lub": negWhy, "albo": negWhy,
+}
+
+// notAfter are the words after which "not" makes a statement of the verb.
+var notAfter = map[string]bool{
+	"do": true, "does": true, "did": true, "should": true, "must": true, "shall": true, "will": true,
+	"would": true, "could": true, "can": true, "may": true, "might": true, "is": true, "are": true,
+	"was": true, "were": true, "am": true, "be": true, "been": true, "important": true, "essential": true,
+	"crucial": true, "vital": true, "best": true, "careful": true, "sure": true, "better": true, "wise": true,
+	"advised": true, "decided": true, "chose": true, "choose": true, "try": true, "tried": true, "asked": true,
+	"told": true, "taught": true, "reminded": true, "instructed": true, "please": true, "and": true,
 }
 
 // negatedAt reports whether the words just before b[p] negate the verb
 // that starts there.
 func negatedAt(b []byte, p int) bool { return negated(b, p, 2) }
 
-// negated is negatedAt looking through at most depth negated refusals.
+// negated is negatedAt looking back through at most depth stated refusals
+// ("never refuses to"); past that, a verb is not negated.
 func negated(b []byte, p, depth int) bool {
 	w, q := prevWord(b, p)
 	k := negWords[string(w)]
@@ -67,12 +91,31 @@ func negated(b []byte, p, depth int) bool {
 	}
 	switch k {
 	case negPlain:
-		return true
+		return !undone(b, q)
 	case negNot:
 		w, _ = prevWord(b, q)
-		return string(w) != "why"
+		return notAfter[string(w)]
+	case negPas:
+		w, q = prevWord(b, q)
+		return string(w) == "ne" && !undone(b, q)
 	case negRefuse:
-		return depth == 0 || !negated(b, q, depth-1)
+		return depth > 0 && !undone(b, q) && !negated(b, q, depth-1)
+	}
+	return false
+}
+
+// undone reports whether the word before a negator starting at q undoes
+// it: a question or an offer ("why never", "or never", "perche non", "por
+// que nao"), or another negator ("pas ne pas", "not never").
+func undone(b []byte, q int) bool {
+	w, r := prevWord(b, q)
+	switch negWords[string(w)] {
+	case negWhy, negPlain, negNot, negPas:
+		return true
+	}
+	if string(w) == "que" {
+		w, _ = prevWord(b, r)
+		return string(w) == "por"
 	}
 	return false
 }

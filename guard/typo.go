@@ -1,6 +1,7 @@
 package guard
 
 import (
+	_ "embed"
 	"regexp"
 	"strings"
 )
@@ -15,13 +16,20 @@ import (
 // findings say Via "typo".
 //
 // It is read only where the learned layer's score is within typoMargin of
-// its Medium threshold (so never when the layer is off), and only around
-// the layer's best window: typing errors in an attack leave most of its
-// grams, so the score says where to look. There the rules read it, if they
-// found no injection in the text, and the layer scores it too. Benign
-// prose, 96.5% of which scores below that gate, pays nothing, and a real
-// word one letter from a rule word ("decide", "decode") is read as the
-// rule word only there.
+// its Medium threshold (so never when the layer is off), and corrects only
+// around the layer's best window: typing errors in an attack leave most of
+// its grams, so the score says where to look. There the English rules read
+// it, if no rule found a Medium injection in the text, and the layer
+// scores it too. Benign prose, 96.5% of which scores below that gate, pays
+// nothing. A real English word is never read as another ("decide" is no
+// typo of "decode", nor "ignored" of "ignore"): realwords.txt lists the
+// 1,300 words of Debian's wamerican (SCOWL) one edit from a rule word, and
+// TestRealWords keeps it current. Since a corrected reading is an
+// inference, the view's rule findings are Medium at most: they warn, and
+// do not block alone.
+
+//go:embed realwords.txt
+var realWordsList string
 
 // typoMargin is how far below the learned layer's Medium threshold the
 // typo view still runs.
@@ -49,6 +57,7 @@ type typoIndex struct {
 	words []string
 	id    map[string]int32   // word -> index in words
 	dels  map[string][]int32 // a word with one letter deleted -> the words
+	real  map[string]bool    // English words never read as a rule word
 }
 
 // ruleWords matches the words of a rule's source: runs of lower-case
@@ -67,8 +76,15 @@ func otherLanguage(name string) bool {
 	return false
 }
 
-func newTypoIndex(specs []ruleSpec) *typoIndex {
-	t := &typoIndex{id: map[string]int32{}, dels: map[string][]int32{}}
+// newTypoIndex indexes the words of the English rules in specs; real is
+// realwords.txt's text: the words to leave alone.
+func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
+	t := &typoIndex{id: map[string]int32{}, dels: map[string][]int32{}, real: map[string]bool{}}
+	for line := range strings.Lines(real) {
+		if w := strings.TrimSpace(line); w != "" && w[0] != '#' {
+			t.real[w] = true
+		}
+	}
 	add := func(w string) {
 		if _, ok := t.id[w]; ok || len(w) > maxTypoWord+1 {
 			return
@@ -116,7 +132,7 @@ func (t *typoIndex) fix(w []byte) string {
 	if n < minSwapWord || n > maxTypoWord {
 		return ""
 	}
-	if _, ok := t.id[string(w)]; ok {
+	if _, ok := t.id[string(w)]; ok || t.real[string(w)] {
 		return ""
 	}
 	if n < minTypoWord {
@@ -188,20 +204,16 @@ func oneEdit(a []byte, b string) bool {
 	return i == j || j == i+1 && a[i] == b[j] && a[j] == b[i]
 }
 
-// correct writes src's bytes [lo, hi), widened to whole words, to dst
-// with its misspelled rule words corrected, each corrected word's bytes
-// mapped to the whole original word, and reports whether any word changed.
-func (t *typoIndex) correct(src *view, lo, hi int, dst *view) bool {
+// correct writes src to dst with the misspelled rule words of its bytes
+// [lo, hi) corrected, each corrected word's bytes mapped to the whole
+// original word, and reports whether any word changed and where the
+// corrected span is in dst. The span is widened to whole words, by at most
+// a rule word's length: a longer word is no rule word's typo.
+func (t *typoIndex) correct(src *view, lo, hi int, dst *view) (changed bool, dlo, dhi int) {
 	b := src.b
-	for lo > 0 && isTypoWordByte(b[lo-1]) {
-		lo--
-	}
-	for hi < len(b) && isTypoWordByte(b[hi]) {
-		hi++
-	}
+	lo, hi = wordStart(b, lo), wordEnd(b, hi)
 	dst.reset()
-	changed := false
-	done := lo // src bytes before this are in dst
+	done := 0 // src bytes before this are in dst
 	for i := lo; i < hi; {
 		if b[i] < 'a' || b[i] > 'z' {
 			i++
@@ -231,12 +243,45 @@ func (t *typoIndex) correct(src *view, lo, hi int, dst *view) bool {
 	}
 	if !changed {
 		dst.reset()
-		return false
+		return false, 0, 0
 	}
-	dst.b = append(dst.b, b[done:hi]...)
-	dst.start = append(dst.start, src.start[done:hi]...)
-	dst.end = append(dst.end, src.end[done:hi]...)
-	return true
+	dhi = len(dst.b) + hi - done
+	dst.b = append(dst.b, b[done:]...)
+	dst.start = append(dst.start, src.start[done:]...)
+	dst.end = append(dst.end, src.end[done:]...)
+	return true, lo, dhi // the bytes before lo are as they were
+}
+
+// wordStart moves p back to the start of the word it is in, or, in a word
+// longer than any rule word, forward past it.
+func wordStart(b []byte, p int) int {
+	q := p
+	for q > 0 && p-q <= maxTypoWord && isTypoWordByte(b[q-1]) {
+		q--
+	}
+	if q == 0 || !isTypoWordByte(b[q-1]) {
+		return q
+	}
+	for p < len(b) && isTypoWordByte(b[p]) {
+		p++
+	}
+	return p
+}
+
+// wordEnd moves p forward to the end of the word it is in, or, in a word
+// longer than any rule word, back before it.
+func wordEnd(b []byte, p int) int {
+	q := p
+	for q < len(b) && q-p <= maxTypoWord && isTypoWordByte(b[q]) {
+		q++
+	}
+	if q == len(b) || !isTypoWordByte(b[q]) {
+		return q
+	}
+	for p > 0 && isTypoWordByte(b[p-1]) {
+		p--
+	}
+	return p
 }
 
 func isTypoWordByte(c byte) bool { return c >= 'a' && c <= 'z' || wordByteAt(c) }
