@@ -82,7 +82,12 @@
 // negation that asks or cancels itself is none: "why not ignore", "could
 // you not ignore", "never not ignore", "now or never ignore", "stop
 // refusing to reveal", "perché non dimenticare"; and "Do not. Ignore ..."
-// (punctuation ends the negation). Russian negation is not read. A bare
+// (punctuation ends the negation). Russian negation is not read. In a
+// document ([Guard.CheckDocument]) a negated match is still reported, at
+// Medium: data that talks to the model about its instructions is fenced
+// even when it negates them, since an attacker who writes the data can
+// dress an instruction as a negation. So is a message that negates the
+// same attack eight times or more. A bare
 // "you are now a ..." is a roleplay opener, Low; with a jailbreak word
 // ("unrestricted", "jailbroken", "DAN") it is High.
 //

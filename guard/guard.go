@@ -269,6 +269,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 	n := &sc.n
 	n.normalize(text)
 	if !g.allowlisted(n.main.b) {
+		sc.st.doc = sc.doc
 		out = g.inj.scan(n, &sc.st, out)
 		out = g.learned(sc, out)
 	}

@@ -330,6 +330,9 @@ type scanState struct {
 	// regions are the spans of the leet view near a byte leet changed.
 	regions [][2]int32
 	typo    view // the typo view (typo.go)
+	// doc is document mode: a negated match is reported at Medium rather
+	// than passed over (match).
+	doc bool
 }
 
 // scan reports injection findings in n's views. Offsets are into the text
@@ -366,12 +369,19 @@ func (set *injectionSet) scan(n *normalizer, st *scanState, out []rawFinding) []
 		}
 		set.compact.each(n.compact.b, func(id, start int) {
 			p := &set.phrases[id]
-			if seen&catBit(p.cat) != 0 || p.neg() && negatedAt(n.main.b, int(n.compact.idx[start])) {
+			if seen&catBit(p.cat) != 0 {
 				return
+			}
+			sev, conf := p.sev, 0.8
+			if p.neg() && negatedAt(n.main.b, int(n.compact.idx[start])) {
+				if !st.doc {
+					return
+				}
+				sev, conf = min(sev, Medium), 0.6
 			}
 			seen |= catBit(p.cat)
 			a, e := n.compact.orig(start, start+len(p.text))
-			out = append(out, rawFinding{detector: "injection/compact", cat: p.cat, kind: KindInjection, sev: p.sev, start: a, end: e, conf: 0.8, via: "compact"})
+			out = append(out, rawFinding{detector: "injection/compact", cat: p.cat, kind: KindInjection, sev: sev, start: a, end: e, conf: conf, via: "compact"})
 		})
 	}
 	return out
@@ -462,16 +472,21 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, regions [][2]in
 			continue
 		}
 		r := &set.rules[i]
-		s, e, ok := set.match(i, b, ws, we, st)
+		s, e, neg, ok := set.match(i, b, ws, we, st)
 		if !ok {
 			continue
 		}
 		a, z := v.orig(s, e)
-		conf := 0.9
+		conf, sev := 0.9, r.sev
 		if via != "" {
 			conf = 0.8
 		}
-		out = append(out, rawFinding{detector: r.name, cat: r.cat, kind: KindInjection, sev: r.sev, start: a, end: z, conf: conf, via: via})
+		if neg {
+			// Negated, in a document or too often: data that talks to
+			// the model about its instructions is fenced, not withheld.
+			conf, sev = 0.6, min(sev, Medium)
+		}
+		out = append(out, rawFinding{detector: r.name, cat: r.cat, kind: KindInjection, sev: sev, start: a, end: z, conf: conf, via: via})
 		st.found.set(i)
 	}
 	return out
@@ -479,8 +494,23 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, regions [][2]in
 
 // match finds the leftmost match of r in b[ws:we], or, for an anchored
 // rule, the first match starting at one of its first literals in [ws, we).
-func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e int, ok bool) {
+// A match whose verb is negated (negation.go) is passed over; the first
+// of them is reported instead, with neg set, when no other match is found
+// and the text is a document, or at once when maxNegated of them have
+// been passed over.
+func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e int, neg, ok bool) {
 	r := &set.rules[i]
+	var nn, ns, ne int // negated matches passed over, and the first
+	negated := func(ms, me int) bool {
+		if !r.neg || !negatedAt(b, ms) {
+			return false
+		}
+		if nn == 0 {
+			ns, ne = ms, me
+		}
+		nn++
+		return true
+	}
 	if len(r.anch) > 0 {
 		found := false
 		for k, lre := range r.anch {
@@ -514,39 +544,62 @@ func (set *injectionSet) match(i int, b []byte, ws, we int, st *scanState) (s, e
 				if r.excluded(b, ms, me) {
 					continue
 				}
+				if negated(ms, me) {
+					if nn == maxNegated {
+						return ns, ne, true, true
+					}
+					continue
+				}
 				s, e, found = ms, me, true
 				break
 			}
 		}
-		return s, e, found
+		if found {
+			return s, e, false, true
+		}
+	} else {
+		for pos := ws; pos < we; {
+			loc := r.re.get().FindSubmatchIndex(b[pos:we])
+			if loc == nil {
+				break
+			}
+			s, e := loc[0], loc[1]
+			if r.bounded {
+				s, e = loc[2], loc[3]
+			}
+			s, e = s+pos, e+pos
+			if r.excluded(b, s, e) {
+				pos = s + 1
+				continue
+			}
+			if negated(s, e) {
+				if nn == maxNegated {
+					return ns, ne, true, true
+				}
+				pos = s + 1
+				continue
+			}
+			if e <= s {
+				break
+			}
+			return s, e, false, true
+		}
 	}
-	for pos := ws; pos < we; {
-		loc := r.re.get().FindSubmatchIndex(b[pos:we])
-		if loc == nil {
-			return 0, 0, false
-		}
-		s, e := loc[0], loc[1]
-		if r.bounded {
-			s, e = loc[2], loc[3]
-		}
-		s, e = s+pos, e+pos
-		if r.excluded(b, s, e) {
-			pos = s + 1
-			continue
-		}
-		if e <= s {
-			return 0, 0, false
-		}
-		return s, e, true
+	if nn > 0 && st.doc {
+		return ns, ne, true, true
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
+// maxNegated is how many negated matches of one rule a window may pass
+// over: a text that negates the same attack that often is suspect, and
+// each costs a regexp run.
+const maxNegated = 8
+
 // excluded reports whether r's match b[s:e] is one its spec says is not
-// reported: it contains unless, its first word is negated, or next follows.
+// reported: it contains unless, or next follows.
 func (r *rule) excluded(b []byte, s, e int) bool {
 	return r.unless != nil && r.unless.Match(b[s:e]) ||
-		r.neg && negatedAt(b, s) ||
 		r.next != nil && r.next.Match(b[e:min(len(b), e+maxNext)])
 }
 

@@ -31,6 +31,16 @@ import (
 //go:embed realwords.txt
 var realWordsList string
 
+// moreRealWords are words of software and of chat that the English word
+// list lacks, one edit from a rule word: "prepend" is no typo of
+// "pretend", nor "thats" of "whats".
+var moreRealWords = []string{
+	"prepend", "prepends", "prepended", "prepending", "gmail", "printf", "sprintf", "fprintf", "openapi",
+	"jquery", "semver", "systemd", "tsan", "devel", "limiter", "limiters", "chatbots", "personas", "roleplays",
+	"thats", "theres", "theyre", "isnt", "wasnt", "arent", "werent", "hasnt", "havent", "youre", "youve",
+	"shouldnt", "wouldnt", "couldnt", "mustnt", "doesnt", "didnt",
+}
+
 // typoMargin is how far below the learned layer's Medium threshold the
 // typo view still runs.
 const typoMargin = 3
@@ -84,6 +94,9 @@ func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
 		if w := strings.TrimSpace(line); w != "" && w[0] != '#' {
 			t.real[w] = true
 		}
+	}
+	for _, w := range moreRealWords {
+		t.real[w] = true
 	}
 	add := func(w string) {
 		if _, ok := t.id[w]; ok || len(w) > maxTypoWord+1 {
@@ -224,8 +237,9 @@ func (t *typoIndex) correct(src *view, lo, hi int, dst *view) (changed bool, dlo
 			j++
 		}
 		// A word inside a longer one (letters of another script, digits)
-		// is not read.
-		if i > 0 && wordByteAt(b[i-1]) || j < len(b) && wordByteAt(b[j]) {
+		// or a contraction ("shouldn't": "shouldn" is no typo of
+		// "should") is not read.
+		if i > 0 && (wordByteAt(b[i-1]) || b[i-1] == '\'') || j < len(b) && (wordByteAt(b[j]) || b[j] == '\'') {
 			i = j
 			continue
 		}
