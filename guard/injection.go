@@ -19,7 +19,7 @@ type ruleSpec struct {
 	kw     []string // prefilter keywords: every match contains one
 	re     string
 	unless string // a match containing this is not reported
-	neg    bool   // a match whose first word is negated is not reported (negation.go)
+	neg    bool   // a match whose first word is negated is passed over (negation.go, match)
 	next   string // a match followed by this (anchored at its end) is not reported
 	raw    bool   // no word-boundary check (markup rules)
 	cjk    bool   // no word-boundary check (scripts without spaces)

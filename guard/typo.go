@@ -52,8 +52,8 @@ const typoContext = 320
 
 // minTypoWord and maxTypoWord bound the words the typo view reads with
 // any one edit: a shorter word is one edit from too many others, and no
-// rule word is longer. Words of minSwapWord letters or more, and shorter,
-// are read with two neighbours swapped only.
+// rule word is longer. Words of minSwapWord to minTypoWord-1 letters are
+// read with two neighbours swapped only.
 const (
 	minTypoWord = 5
 	maxTypoWord = 24
@@ -105,8 +105,11 @@ func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
 		id := int32(len(t.words))
 		t.words = append(t.words, w)
 		t.id[w] = id
-		if len(w) < minTypoWord-1 {
-			return // read only with a swap, which needs no deletions
+		if len(w) < minTypoWord {
+			// Only a word of five letters or more is reached through a
+			// deletion: a shorter one is read with a swap, or as what a
+			// longer word less a letter gives (a lookup in id).
+			return
 		}
 		for k := range len(w) {
 			d := w[:k] + w[k+1:]
