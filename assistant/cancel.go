@@ -49,7 +49,18 @@ type stopper struct {
 }
 
 // stopped reports whether the turn was told to stop.
-func (t *turn) stopped() bool { return t.stop.ctx.Err() != nil }
+func (t *turn) stopped() bool { return t.stop.stopped() }
+
+// stopped reports whether s was told to stop; a nil stopper never is.
+func (s *stopper) stopped() bool { return s != nil && s.ctx.Err() != nil }
+
+// done is closed once s is told to stop; nil for a nil stopper.
+func (s *stopper) done() <-chan struct{} {
+	if s == nil {
+		return nil
+	}
+	return s.ctx.Done()
+}
 
 // stopErr is the error a stopped turn ends with.
 func (t *turn) stopErr() error {

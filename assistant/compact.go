@@ -219,10 +219,9 @@ func (t *turn) summarize(ctx context.Context, summary string, folded []stretch) 
 	}
 	in.WriteString("New part of the transcript:\n")
 	in.WriteString(transcript)
-	req := &providers.Request{Model: t.conn.model, System: SummaryInstructions, MaxTokens: t.conn.summaryTokens(),
-		Messages: []providers.Message{{Role: providers.User, Content: in.String()}}}
+	req := t.conn.request(summaryCall, SummaryInstructions, 0, []providers.Message{{Role: providers.User, Content: in.String()}}, nil)
 	text, usage, err := t.conn.complete(ctx, req)
-	t.out.usage = t.out.usage.Add(usage)
+	t.out.charge(usage)
 	text = strings.TrimSpace(text)
 	if err != nil || text == "" || t.stopped() {
 		t.e.cfg.Logger.Warn("assistant: summarize history; replaying what fits instead", "thread", t.thread.ID, "err", err)

@@ -449,7 +449,6 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 // result: blocks for the user, both halves for the model, an audit row.
 // data says the result is the tool's (see answer).
 func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, data bool, emit func(blocks.Block)) {
-	t.out.callIDs[c.ID] = true
 	t.out.called("", []providers.ToolCall{c})
 	t.answer(ctx, c, r, d, transport, approval, true, data, emit)
 }
@@ -468,7 +467,7 @@ func (t *turn) reportDecision(emit func(blocks.Block)) {
 	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.cont.quiet)})
 	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
 	t.out.say(text)
-	t.out.finish = FinishQuota
+	t.out.end(FinishQuota)
 }
 
 // pendingProposals are the cards of a thread whose messages are prior that

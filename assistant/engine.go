@@ -173,11 +173,12 @@ func (e *Engine) errorBlock(err error) blocks.Block {
 	default:
 		e.cfg.Logger.Info("assistant: turn refused", "code", string(code), "err", err)
 	}
-	return e.errorBlockQuiet(err)
+	return errorBlockFor(err)
 }
 
-// errorBlockQuiet is errorBlock without logging, for the stored copy.
-func (e *Engine) errorBlockQuiet(err error) blocks.Block {
+// errorBlockFor is the block err ends a turn with, without logging: for the
+// stored copy.
+func errorBlockFor(err error) blocks.Block {
 	return blocks.Block{Kind: blocks.Error, ErrorCode: string(Code(err)), Content: userMessage(err)}
 }
 

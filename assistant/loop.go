@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
@@ -29,13 +30,13 @@ const cutOffNote = "The answer reached its length limit and was cut off."
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	if t.blocked() && t.e.cfg.GuardRejection != "" {
 		emit(blocks.Block{Kind: blocks.Markdown, Content: t.e.cfg.GuardRejection})
-		t.out.finish = FinishBlocked
+		t.out.end(FinishBlocked)
 		return
 	}
 	if t.stopped() {
 		// Stopped while a decision or the client's results were carried
 		// out: no model call to pay for.
-		t.out.err = t.stopErr()
+		t.out.fail(t.stopErr())
 		return
 	}
 	if t.cont.quiet != nil {
@@ -45,7 +46,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	if !t.blocked() {
 		t.compact(t.stop.ctx)
 		if t.stopped() {
-			t.out.err = t.stopErr()
+			t.out.fail(t.stopErr())
 			return
 		}
 		t.prompt.system = t.systemPrompt()
@@ -60,37 +61,46 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		// A turn that only carries client tool results has no user text.
 		base = append(history, providers.Message{Role: providers.User, Content: in})
 	}
+	stable := 0
+	if i := strings.Index(system, scopeBoundary); i >= 0 {
+		stable = i + len(scopeBoundary)
+	}
 	for round := 0; ; round++ {
 		defs := t.toolDefs() // search_tools may have loaded more
 		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
-		req := t.conn.request(system, append(base[:len(base):len(base)], t.out.msgs...))
-		if final && len(defs) > 0 {
-			req.System += finalRoundNote
-		} else if !final {
-			req.Tools = defs
+		msgs := append(base[:len(base):len(base)], t.out.msgs...)
+		var req *providers.Request
+		switch {
+		case final && len(defs) > 0:
+			req = t.conn.request(turnCall, system+finalRoundNote, stable, msgs, nil)
+		case final:
+			req = t.conn.request(turnCall, system, stable, msgs, nil)
+		default:
+			req = t.conn.request(turnCall, system, stable, msgs, defs)
 		}
-		text, calls, err := t.callModel(ctx, req, emit)
-		if len(calls) > 0 && t.out.usage.OutputTokens >= int64(t.conn.maxTurnTokens) && !t.stopped() {
-			// The reported usage reached the cap only at the end of the
-			// call: run no tools for it and call the model no more.
-			t.out.capped = true
+		text, calls, err := t.conn.stream(ctx, modelCall{req: req, out: &t.out, emit: emit, stop: &t.stop,
+			waiting: blocks.MetaInfo{ThreadID: t.thread.ID, MessageID: t.reply.ID}})
+		if len(calls) > 0 && !t.stopped() {
+			// The reported usage may reach the cap only at the end of the
+			// call: then no tools run for it and the model is called no more.
+			t.out.spent()
 		}
 		if t.out.capped && !t.stopped() {
 			// The turn wrote all it may: keep the text, drop calls that
 			// would run on a cut-off answer, say so, and end here.
 			t.out.say(text)
 			emit(blocks.Block{Kind: blocks.Warning, Content: cutOffNote})
-			t.out.finish = FinishLength
+			t.out.end(FinishLength)
 			return
 		}
 		if t.stopped() {
 			t.out.say(text)
-			t.out.err = t.stopErr()
+			t.out.fail(t.stopErr())
 			return
 		}
 		if err != nil {
 			t.out.say(text)
-			t.out.err = providerErr(err)
+			t.out.fail(providerErr(err))
 			return
 		}
 		if final || len(calls) == 0 {
@@ -98,24 +108,24 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 			// calls without results must never reach the replayed history.
 			t.out.say(text)
 			if len(calls) > 0 {
-				t.out.finish = FinishStop // the calls were dropped; nothing waits on them
+				t.out.end(FinishStop) // the calls were dropped; nothing waits on them
 			}
 			if !t.out.textSeen {
 				// The model said nothing the user can read; a turn always ends with text.
 				emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})
-				t.out.finish = FinishEmpty
+				t.out.end(FinishEmpty)
 			}
 			return
 		}
-		calls = t.uniqueCallIDs(calls, round)
+		calls = t.out.uniqueIDs(calls, round)
 		t.out.called(text, calls)
 		end, reason := t.runTools(t.stop.ctx, calls, emit)
 		if t.stopped() {
-			t.out.err = t.stopErr()
+			t.out.fail(t.stopErr())
 			return
 		}
 		if end {
-			t.out.finish = reason
+			t.out.end(reason)
 			return
 		}
 	}

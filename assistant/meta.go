@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
@@ -189,21 +188,4 @@ func (t *turn) setupTools(prior []store.Message) {
 		t.rehydrate()
 	}
 	t.tools.meta = t.metaTools()
-	// Call ids stay unique across the thread, including calls still waiting
-	// on a card, a form or the client, which the replay does not hold yet.
-	t.out.callIDs = make(map[string]bool)
-	for _, m := range prior {
-		for _, b := range m.Blocks {
-			if b.Kind == blocks.ToolCall || b.Kind == blocks.Form {
-				t.out.callIDs[b.ID] = true
-			}
-		}
-	}
-	for _, s := range t.prompt.past {
-		for _, m := range s.msgs {
-			for _, c := range m.ToolCalls {
-				t.out.callIDs[c.ID] = true
-			}
-		}
-	}
 }

@@ -2,14 +2,10 @@ package assistant
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"slices"
 	"sync"
 	"time"
 
-	"github.com/parleyhq/parley/blocks"
-	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
@@ -48,15 +44,9 @@ func (t *turn) persist(ctx context.Context) {
 	defer cancel()
 	t.writes.mu.Lock()
 	defer t.writes.mu.Unlock()
-	m := t.final(t.out.err)
+	m := t.out.reply(t.reply, t.out.err)
 	m.InputTokens, m.OutputTokens = t.out.usage.InputTokens, t.out.usage.OutputTokens
-	if msgs := persistable(t.out.msgs, t.out.invalid); len(msgs) > 0 {
-		raw, err := json.Marshal(storable(msgs))
-		if err != nil {
-			t.e.cfg.Logger.Error("assistant: encode model messages", "thread", t.thread.ID, "err", err)
-		}
-		m.ModelMessages = raw
-	}
+	m.ModelMessages = t.out.modelMessages(t.e.cfg.Logger.With("thread", t.thread.ID))
 	err := retry(ctx, func() error {
 		m.UpdatedAt = t.e.cfg.Now()
 		return t.e.cfg.Store.UpdateMessage(ctx, &m)
@@ -66,11 +56,11 @@ func (t *turn) persist(ctx context.Context) {
 	case errors.Is(err, store.ErrNotFound):
 		// The thread was deleted while the turn ran: nothing to keep.
 		t.e.cfg.Logger.Info("assistant: reply not stored: its thread was deleted", "thread", t.thread.ID)
-		t.out.err = &Error{Code: CodeNotFound, Op: "persist reply", Err: err, Message: deletedMessage}
+		t.out.fail(&Error{Code: CodeNotFound, Op: "persist reply", Err: err, Message: deletedMessage})
 	case err != nil:
 		t.e.cfg.Logger.Error("assistant: persist reply: the user saw an answer that is not stored",
 			"thread", t.thread.ID, "message", m.ID, "err", err)
-		t.out.err = &Error{Code: CodeInternal, Op: "persist reply", Err: err, Message: notSavedMessage}
+		t.out.fail(&Error{Code: CodeInternal, Op: "persist reply", Err: err, Message: notSavedMessage})
 	}
 }
 
@@ -85,7 +75,7 @@ func (t *turn) stopWrite() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
-	m := t.final(t.stopErr())
+	m := t.out.reply(t.reply, t.stopErr())
 	m.UpdatedAt = t.e.cfg.Now()
 	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && !errors.Is(err, store.ErrNotFound) {
 		t.e.cfg.Logger.Warn("assistant: store a stopped reply (the final write follows)", "thread", t.thread.ID, "err", err)
@@ -99,41 +89,10 @@ func (t *turn) checkpoint(ctx context.Context) {
 	if t.writes.done || t.stopped() {
 		return // a stopped turn's reply is stopWrite's, never streaming again
 	}
-	m := t.snapshot()
+	m := t.out.reply(t.reply, nil)
 	m.Status, m.UpdatedAt = store.StatusStreaming, t.e.cfg.Now()
 	if err := t.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && ctx.Err() == nil {
 		t.e.cfg.Logger.Warn("assistant: heartbeat", "thread", t.thread.ID, "err", err)
-	}
-}
-
-// snapshot is the reply as stored so far: a copy, safe to write while the
-// worker goes on.
-func (t *turn) snapshot() store.Message {
-	m := t.reply
-	m.Blocks = t.out.storedBlocks()
-	return m
-}
-
-// final is the reply as it ends with err (nil: complete): the blocks so far,
-// closed by the same error block that streamed, and the status.
-func (t *turn) final(err error) store.Message {
-	m := t.snapshot()
-	m.Status = t.status(err)
-	if err != nil {
-		m.Blocks = blocks.Absorb(m.Blocks, t.e.errorBlockQuiet(err))
-	}
-	return m
-}
-
-// status is the stored status of a reply that ended with err.
-func (t *turn) status(err error) store.Status {
-	switch {
-	case err == nil:
-		return store.StatusComplete
-	case errors.Is(err, ErrCancelled):
-		return store.StatusCancelled
-	default:
-		return store.StatusFailed
 	}
 }
 
@@ -207,27 +166,4 @@ func retry(ctx context.Context, op func() error) error {
 		}
 		wait = min(2*wait, time.Second)
 	}
-}
-
-// storable returns msgs ready to encode: a tool call whose arguments are not
-// valid JSON (the model's mistake, already answered with INVALID_ARGS) keeps
-// its text as a JSON string, so one bad call cannot lose the turn's history.
-func storable(msgs []providers.Message) []providers.Message {
-	out := msgs
-	for i, m := range msgs {
-		for j, c := range m.ToolCalls {
-			if len(c.Args) == 0 || json.Valid(c.Args) {
-				continue
-			}
-			if &out[0] == &msgs[0] {
-				out = slices.Clone(msgs)
-			}
-			if &out[i].ToolCalls[0] == &msgs[i].ToolCalls[0] {
-				out[i].ToolCalls = slices.Clone(m.ToolCalls)
-			}
-			quoted, _ := json.Marshal(string(c.Args))
-			out[i].ToolCalls[j].Args = quoted
-		}
-	}
-	return out
 }

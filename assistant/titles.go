@@ -40,7 +40,7 @@ func (t *turn) startTitle() {
 	if !t.e.cfg.GenerateTitles || !t.firstTurn || t.out.err != nil || t.blocked() || t.stopped() {
 		return
 	}
-	answer := t.answerText()
+	answer := t.out.answerText()
 	if strings.TrimSpace(answer) == "" {
 		return
 	}
@@ -58,9 +58,9 @@ func (t *turn) startTitle() {
 // nameThread asks the model for a title and stores it if the thread still
 // has the title it was created with.
 func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th store.Thread, question, answer string) {
-	req := &providers.Request{Model: c.model, System: TitleInstructions, MaxTokens: 32, Messages: []providers.Message{{
+	req := c.request(titleCall, TitleInstructions, 0, []providers.Message{{
 		Role: providers.User, Content: "User: " + truncate(question, titleInputBytes) + "\n\nAssistant: " + truncate(answer, titleInputBytes),
-	}}}
+	}}, nil)
 	text, usage, err := c.complete(ctx, req)
 	e.charge(ctx, u, c, usage)
 	title := sanitizeTitle(text)
@@ -127,17 +127,6 @@ func sanitizeTitle(s string) string {
 	s = strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
 	s = strings.Trim(s, "'‘’ ")
 	return s
-}
-
-// answerText is the text the turn's answer showed.
-func (t *turn) answerText() string {
-	var b strings.Builder
-	for _, m := range t.out.msgs {
-		if m.Role == providers.Assistant {
-			b.WriteString(m.Content)
-		}
-	}
-	return b.String()
 }
 
 // NewThread returns an empty thread for u to start a conversation in: an

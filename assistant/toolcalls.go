@@ -134,25 +134,6 @@ func (t *turn) toolDefs() []providers.ToolDef {
 	return defs
 }
 
-// uniqueCallIDs gives every call of the turn a distinct, non-empty id: some
-// OpenAI-compatible servers send none, or number calls per response so ids
-// repeat across rounds, and clients match results to calls by id.
-func (t *turn) uniqueCallIDs(calls []providers.ToolCall, round int) []providers.ToolCall {
-	if t.out.callIDs == nil {
-		t.out.callIDs = make(map[string]bool)
-	}
-	for i := range calls {
-		for n := 0; calls[i].ID == "" || t.out.callIDs[calls[i].ID]; n++ {
-			calls[i].ID = fmt.Sprintf("call_r%d_%d", round, i)
-			if n > 0 { // taken by an earlier turn of the thread
-				calls[i].ID = fmt.Sprintf("call_r%d_%d_%d", round, i, n)
-			}
-		}
-		t.out.callIDs[calls[i].ID] = true
-	}
-	return calls
-}
-
 // plan is what happens to one call of a round once it passed the gates.
 type plan int
 
@@ -187,12 +168,13 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 	for i, c := range calls {
 		shown, withheld, argsRefusal := t.checkArgs(ctx, c)
 		if withheld {
-			// calls is the slice stored in the assistant's model message:
-			// neither the store nor later rounds keep what the guard removed.
+			// Neither the store nor the rest of the round keeps what the
+			// guard removed.
 			calls[i].Args = shown
 			if shown == nil {
 				calls[i].Args = withheldArgs
 			}
+			t.out.withhold(c.ID, calls[i].Args)
 		}
 		o, refused := t.precheck(ctx, c, argsRefusal)
 		b := blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown}
@@ -371,13 +353,9 @@ const (
 var invalidCodes = []tools.ErrorCode{tools.CodeInvalidArgs, tools.CodeUnknownTool, tools.CodeNotLoaded}
 
 func (t *turn) noteInvalid(c providers.ToolCall, r tools.Result) {
-	if r.Error == nil || !slices.Contains(invalidCodes, r.Error.Code) {
-		return
+	if r.Error != nil && slices.Contains(invalidCodes, r.Error.Code) {
+		t.out.invalidCall(c.ID)
 	}
-	if t.out.invalid == nil {
-		t.out.invalid = make(map[string]bool)
-	}
-	t.out.invalid[c.ID] = true
 }
 
 // precheck is the gate on the execution side. The model is an untrusted

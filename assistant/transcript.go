@@ -1,17 +1,29 @@
 package assistant
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
 )
 
 // transcript is what a turn says, in the three forms it takes: the blocks
 // the user sees and the store keeps, the model messages replayed on later
-// turns, and the turn's outcome (usage, finish reason, error). The worker
-// goroutine writes it; the stored blocks are also read, under mu, by the
-// heartbeat and the stop write.
+// turns, and the turn's outcome (usage, finish reason, error). It is the
+// only writer of them: the model call, the tool rounds, the continuation
+// and the final write call its methods, and no other code assigns its
+// fields. It also holds the turn's output cap, since only it sees
+// everything the model writes.
+//
+// The worker goroutine writes it; the stored blocks are also read, under
+// mu, by the heartbeat and the stop write.
 type transcript struct {
 	parser blocks.Parser
 	mu     sync.Mutex          // guards stored
@@ -26,12 +38,37 @@ type transcript struct {
 	callIDs map[string]bool // every call id of the thread, so new ones stay unique
 	invalid map[string]bool // call ids that never validly reached a tool; not stored
 
-	outBytes int  // what the model wrote this turn, for the output cap
-	capped   bool // the output cap ended the turn
+	// The output cap: what the model may write over the turn's rounds, in
+	// reported tokens and in bytes.
+	maxTokens, maxBytes int
+	outBytes            int  // what the model wrote this turn
+	capped              bool // the output cap ended the turn
 }
 
-// add keeps b in the stored blocks.
-func (o *transcript) add(b blocks.Block) {
+// init sets the output cap and the call ids the thread already used: the
+// calls of the stored blocks (including calls still waiting on a card, a
+// form or the client, which the replay does not hold yet) and of the replay.
+func (o *transcript) init(maxTokens, maxBytes int, prior []store.Message, past []stretch) {
+	o.maxTokens, o.maxBytes = maxTokens, maxBytes
+	o.callIDs = make(map[string]bool)
+	for _, m := range prior {
+		for _, b := range m.Blocks {
+			if b.Kind == blocks.ToolCall || b.Kind == blocks.Form {
+				o.callIDs[b.ID] = true
+			}
+		}
+	}
+	for _, s := range past {
+		for _, m := range s.msgs {
+			for _, c := range m.ToolCalls {
+				o.callIDs[c.ID] = true
+			}
+		}
+	}
+}
+
+// keep adds b to the stored blocks.
+func (o *transcript) keep(b blocks.Block) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.stored.Add(b)
@@ -45,10 +82,43 @@ func (o *transcript) storedBlocks() []blocks.Block {
 	return o.stored.Blocks()
 }
 
+// uniqueIDs gives every call of a round a distinct, non-empty id: some
+// OpenAI-compatible servers send none, or number calls per response so ids
+// repeat across rounds, and clients match results to calls by id. calls
+// is the model's own slice, not yet recorded.
+func (o *transcript) uniqueIDs(calls []providers.ToolCall, round int) []providers.ToolCall {
+	for i := range calls {
+		for n := 0; calls[i].ID == "" || o.callIDs[calls[i].ID]; n++ {
+			calls[i].ID = fmt.Sprintf("call_r%d_%d", round, i)
+			if n > 0 { // taken by an earlier turn of the thread
+				calls[i].ID = fmt.Sprintf("call_r%d_%d_%d", round, i, n)
+			}
+		}
+		o.callIDs[calls[i].ID] = true
+	}
+	return calls
+}
+
 // called records the model's message that makes tool calls, with the text
-// that came with them.
+// that came with them. It keeps its own copy of calls: what the guard
+// later removes from their arguments is removed with withhold.
 func (o *transcript) called(text string, calls []providers.ToolCall) {
-	o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: calls})
+	for _, c := range calls {
+		o.callIDs[c.ID] = true
+	}
+	o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text, ToolCalls: slices.Clone(calls)})
+}
+
+// withhold replaces the recorded arguments of call id, in the last message
+// that made calls, by what the guard let through: neither the store nor
+// later rounds keep what it removed.
+func (o *transcript) withhold(id string, args json.RawMessage) {
+	for i := len(o.msgs) - 1; i >= 0; i-- {
+		if j := slices.IndexFunc(o.msgs[i].ToolCalls, func(c providers.ToolCall) bool { return c.ID == id }); j >= 0 {
+			o.msgs[i].ToolCalls[j].Args = args
+			return
+		}
+	}
 }
 
 // answered records a tool's answer to the call with that id, as the model
@@ -63,4 +133,160 @@ func (o *transcript) say(text string) {
 	if text != "" {
 		o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text})
 	}
+}
+
+// invalidCall marks a call that never validly reached a tool: it is kept
+// out of the stored model messages (B12), so later turns do not replay,
+// and learn from, the mistake.
+func (o *transcript) invalidCall(id string) {
+	if o.invalid == nil {
+		o.invalid = make(map[string]bool)
+	}
+	o.invalid[id] = true
+}
+
+// charge adds a model call's usage to the turn's.
+func (o *transcript) charge(u providers.Usage) { o.usage = o.usage.Add(u) }
+
+// end sets the turn's finish reason.
+func (o *transcript) end(finish string) { o.finish = finish }
+
+// fail records why the turn failed.
+func (o *transcript) fail(err error) { o.err = err }
+
+// callLimit is the byte limit of the next model call under the output
+// cap: bytes the model wrote over every round, and tokens, reported or at
+// four bytes a token while the call streams, come down to one byte limit:
+// the tokens left after the reported usage, at four bytes each (+3: a
+// token counts once whole).
+func (o *transcript) callLimit() int64 {
+	tokensLeft := int64(o.maxTokens) - o.usage.OutputTokens
+	return min(int64(o.outBytes)+4*tokensLeft+3, int64(o.maxBytes))
+}
+
+// wrote counts n bytes the model wrote against limit, and reports whether
+// the output cap ended the call.
+func (o *transcript) wrote(n int, limit int64) bool {
+	o.outBytes += n
+	if int64(o.outBytes) > limit {
+		o.capped = true
+	}
+	return o.capped
+}
+
+// spent reports whether the output cap ends the turn: it did during a
+// call, or the usage reported at a call's end reached it.
+func (o *transcript) spent() bool {
+	if o.usage.OutputTokens >= int64(o.maxTokens) {
+		o.capped = true
+	}
+	return o.capped
+}
+
+// text takes the model's words as the user sees them, through the parser
+// into blocks. It returns what it kept (all of s, unless the output cap
+// cut it to a rune-aligned part within the byte cap) and whether the cap
+// ended the call: a model that never stops costs no more than that.
+func (o *transcript) text(s string, limit int64, emit func(blocks.Block)) (string, bool) {
+	if o.wrote(len(s), limit) {
+		room := len(s) - (o.outBytes - o.maxBytes)
+		s = truncate(s, max(0, min(room, len(s))))
+		o.parser.Write(s, emit)
+		return s, true
+	}
+	o.parser.Write(s, emit)
+	if !o.textSeen {
+		// The first words reach the user at once; later prose is
+		// buffered by the parser to reduce jitter.
+		o.textSeen = true
+		o.parser.FlushProse(emit)
+	}
+	return s, false
+}
+
+// reasoning takes the model's reasoning: shown and stored apart from the
+// answer, never replayed to the model. It reports whether the output cap
+// ended the call.
+func (o *transcript) reasoning(s string, limit int64, emit func(blocks.Block)) bool {
+	if o.wrote(len(s), limit) {
+		return true
+	}
+	o.parser.FlushProse(emit) // prose waiting in the parser goes first
+	emit(blocks.Block{Kind: blocks.Reasoning, Content: s})
+	return false
+}
+
+// flush emits what the parser still holds.
+func (o *transcript) flush(emit func(blocks.Block)) { o.parser.Flush(emit) }
+
+// answerText is the text of the turn's answer.
+func (o *transcript) answerText() string {
+	var b strings.Builder
+	for _, m := range o.msgs {
+		if m.Role == providers.Assistant {
+			b.WriteString(m.Content)
+		}
+	}
+	return b.String()
+}
+
+// reply is the stored reply m as it stands: the blocks kept so far and,
+// for a reply that ended with err (nil: complete or still streaming), the
+// same error block that streamed, and the status.
+func (o *transcript) reply(m store.Message, err error) store.Message {
+	m.Blocks = o.storedBlocks()
+	m.Status = replyStatus(err)
+	if err != nil {
+		m.Blocks = blocks.Absorb(m.Blocks, errorBlockFor(err))
+	}
+	return m
+}
+
+// replyStatus is the stored status of a reply that ended with err.
+func replyStatus(err error) store.Status {
+	switch {
+	case err == nil:
+		return store.StatusComplete
+	case errors.Is(err, ErrCancelled):
+		return store.StatusCancelled
+	default:
+		return store.StatusFailed
+	}
+}
+
+// modelMessages are the turn's model messages as the store keeps them for
+// replay (see persistable and storable); nil when there are none.
+func (o *transcript) modelMessages(log *slog.Logger) json.RawMessage {
+	msgs := persistable(o.msgs, o.invalid)
+	if len(msgs) == 0 {
+		return nil
+	}
+	raw, err := json.Marshal(storable(msgs))
+	if err != nil {
+		log.Error("assistant: encode model messages", "err", err)
+	}
+	return raw
+}
+
+// storable returns msgs ready to encode: a tool call whose arguments are not
+// valid JSON (the model's mistake, already answered with INVALID_ARGS) keeps
+// its text as a JSON string, so one bad call cannot lose the turn's history.
+func storable(msgs []providers.Message) []providers.Message {
+	out := msgs
+	for i, m := range msgs {
+		for j, c := range m.ToolCalls {
+			if len(c.Args) == 0 || json.Valid(c.Args) {
+				continue
+			}
+			if &out[0] == &msgs[0] {
+				out = slices.Clone(msgs)
+			}
+			if &out[i].ToolCalls[0] == &msgs[i].ToolCalls[0] {
+				out[i].ToolCalls = slices.Clone(m.ToolCalls)
+			}
+			quoted, _ := json.Marshal(string(c.Args))
+			out[i].ToolCalls[j].Args = quoted
+		}
+	}
+	return out
 }

@@ -77,6 +77,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// The connection, model and settings are chosen once, here: nothing
 	// later reads them from Config.
 	t.conn = e.connFor(ctx, u, &req)
+	t.out.init(t.conn.maxTurnTokens, t.conn.maxTurnBytes, prior, t.prompt.past)
 	// The quota is reserved before the guard scans anything, on an estimate
 	// from the prompt as it would be unscanned (the page context is already
 	// cut): a user out of allowance costs no scan.
@@ -314,7 +315,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	t.auditContext(ctx)
 	firstKept := false
 	keep := func(b blocks.Block) {
-		t.out.add(b)
+		t.out.keep(b)
 		// Signal after the add: a checkpoint taken on the signal must
 		// hold the block, or it writes an empty reply and the next one is
 		// a heartbeat away.
@@ -348,7 +349,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		}()
 		defer func() {
 			if r := recover(); r != nil {
-				t.out.err = wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack()))
+				t.out.fail(wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack())))
 			}
 		}()
 		// What a decision or the client's results did is stored even if the

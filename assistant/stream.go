@@ -1,0 +1,213 @@
+package assistant
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/providers"
+)
+
+// stream is the one place the Engine calls a model: a turn's rounds, the
+// summary and the title all come through it. It has no access to the turn:
+// what the model writes goes into out, within its output cap, and out to
+// the user through emit.
+
+// modelCall is one call of the model and where its output goes.
+type modelCall struct {
+	req  *providers.Request
+	out  *transcript        // takes the text, reasoning, calls and usage
+	emit func(blocks.Block) // the blocks the user sees
+	// stop, when it ends, hides what the call still streams, which is then
+	// read on for at most the connection's drain, unseen, for its usage.
+	// nil: nobody stops the call.
+	stop *stopper
+	// waiting is the meta block shown while a failed call waits to be made
+	// again; its Waiting is filled in.
+	waiting blocks.MetaInfo
+	once    bool // never made again: a call that may fail open (a summary, a title)
+}
+
+// stream makes the call. It returns the call's text and complete tool
+// calls; on error, the text received before it. A call that failed before
+// its first event is made again while the connection's backoff allows;
+// one that streamed anything never is. Once stop ends nothing more is
+// shown, and the call returns without error.
+func (c *conn) stream(ctx context.Context, mc modelCall) (string, []providers.ToolCall, error) {
+	pctx, undrain := c.drainOnStop(ctx, mc.stop)
+	defer undrain()
+	defer mc.out.flush(mc.emit)
+	s := &callState{mc: mc, limit: mc.out.callLimit()}
+	defer s.estimate()
+	var waited time.Duration
+	for attempt := 0; ; attempt++ {
+		capped, err := s.read(pctx, c.provider)
+		switch {
+		case capped:
+			return s.text.String(), nil, nil
+		case err == nil:
+		case mc.stop.stopped():
+			s.started = true                 // stopped while the model worked on the prompt
+			return s.text.String(), nil, nil // a drain cut short is no provider failure
+		default:
+			d, ok := c.backoff(err, attempt, waited)
+			if !ok || s.started || mc.once {
+				return s.text.String(), nil, err
+			}
+			// Nothing streamed yet: the call can be made again.
+			waited += d
+			if again, err := s.wait(pctx, err, d); !again {
+				return s.text.String(), nil, err
+			}
+			continue
+		}
+		break
+	}
+	if !mc.stop.stopped() && s.take(s.clean.Flush()) {
+		return s.text.String(), nil, nil
+	}
+	if mc.stop.stopped() {
+		return s.text.String(), nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return s.text.String(), nil, err
+	}
+	return s.text.String(), s.calls, nil
+}
+
+// drainOnStop returns ctx for the provider's stream: once stop ends, it is
+// cancelled after the connection's drain.
+func (c *conn) drainOnStop(ctx context.Context, stop *stopper) (context.Context, func()) {
+	pctx, pcancel := context.WithCancel(ctx)
+	if stop == nil {
+		return pctx, pcancel
+	}
+	var mu sync.Mutex
+	var drain *time.Timer // bounds the drain, set once the turn stops
+	unwatch := context.AfterFunc(stop.ctx, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		drain = time.AfterFunc(c.drain, pcancel)
+	})
+	return pctx, func() {
+		unwatch()
+		mu.Lock()
+		if drain != nil {
+			drain.Stop()
+		}
+		mu.Unlock()
+		pcancel()
+	}
+}
+
+// callState is what one model call collected so far.
+type callState struct {
+	mc       modelCall
+	limit    int64 // bytes the call may write (transcript.callLimit)
+	text     strings.Builder
+	calls    []providers.ToolCall
+	clean    providers.Cleaner // inline reasoning out, leaked tool markup dropped
+	started  bool              // the request reached the provider's stream
+	reported bool              // the server reported usage
+	drained  int               // bytes read unseen after the stop
+}
+
+// read streams one attempt of the call. It reports whether the output cap
+// ended it, or the provider's error.
+func (s *callState) read(ctx context.Context, p providers.Provider) (bool, error) {
+	for ev, err := range p.Stream(ctx, s.mc.req) {
+		if err != nil {
+			return false, err
+		}
+		s.started = true
+		if s.event(ev) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// event takes one event of the stream, and reports whether the output cap
+// ended the call. Once the turn is stopped, text and reasoning are only
+// counted, for the usage estimate, and calls dropped.
+func (s *callState) event(ev providers.Event) bool {
+	out, stopped := s.mc.out, s.mc.stop.stopped()
+	switch ev.Kind {
+	case providers.TextDelta:
+		if stopped {
+			s.drained += len(ev.Text)
+			return false
+		}
+		// Reasoning a model writes inline (<think>…) is reasoning, and
+		// tool-call markup it leaks into its text is dropped, whatever
+		// the provider.
+		return s.take(s.clean.Write(ev.Text))
+	case providers.ReasoningDelta:
+		if stopped {
+			s.drained += len(ev.Text)
+			return false
+		}
+		return out.reasoning(ev.Text, s.limit, s.mc.emit)
+	case providers.ToolCallEvent:
+		if stopped {
+			return false
+		}
+		if out.wrote(len(ev.ToolCall.Name)+len(ev.ToolCall.Args), s.limit) {
+			return true
+		}
+		s.calls = append(s.calls, ev.ToolCall)
+	case providers.UsageEvent:
+		out.charge(ev.Usage)
+		s.reported = true
+	case providers.FinishEvent:
+		out.end(string(ev.Finish))
+	}
+	return false
+}
+
+// take passes cleaned text and reasoning on, and reports whether the
+// output cap ended the call.
+func (s *callState) take(text, reasoning string) bool {
+	if reasoning != "" && s.mc.out.reasoning(reasoning, s.limit, s.mc.emit) {
+		return true
+	}
+	if text == "" {
+		return false
+	}
+	kept, capped := s.mc.out.text(text, s.limit, s.mc.emit)
+	s.text.WriteString(kept)
+	return capped
+}
+
+// wait shows the waiting notice and waits d before the call is made again.
+// It reports false when the wait ended otherwise: the turn was stopped
+// (no error), or ctx ended (err).
+func (s *callState) wait(ctx context.Context, err error, d time.Duration) (bool, error) {
+	m := s.mc.waiting
+	m.Waiting = waitingNote(err, d)
+	s.mc.emit(blocks.Block{Kind: blocks.Meta, Meta: &m})
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return true, nil
+	case <-s.mc.stop.done():
+		return false, nil
+	case <-ctx.Done():
+		return false, err
+	}
+}
+
+// estimate charges a call the server reports no usage for by estimate:
+// its input as soon as the stream began, so a prompt cancelled before the
+// first token is not free, and whatever output came.
+func (s *callState) estimate() {
+	if s.reported || !s.started && s.text.Len() == 0 && s.drained == 0 && len(s.calls) == 0 {
+		return
+	}
+	u := estimatedUsage(s.mc.req, s.text.String(), s.calls)
+	u.OutputTokens += int64(s.drained / 4)
+	s.mc.out.charge(u)
+}
