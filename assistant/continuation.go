@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/blocks"
-	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
@@ -244,29 +243,6 @@ func (t *turn) runToolResults(ctx context.Context, emit func(blocks.Block)) {
 		// A client's output is data too: answer scans it as a document.
 		t.answerCall(ctx, c, r, 0, "client", "", i >= 0, emit)
 	}
-}
-
-// clientResult wraps a client's output as a tool result, after the guard:
-// CheckArgs here for personal data and injection, as for arguments; answer
-// then scans the result as a document, like a server-side tool's.
-func (t *turn) clientResult(ctx context.Context, c providers.ToolCall, out json.RawMessage) tools.Result {
-	if t.e.guard != nil {
-		g := t.e.guard.CheckArgs(ctx, out)
-		t.auditGuard(ctx, AuditGuardToolArgs, g, map[string]string{"tool": c.Name, "source": "client_result"})
-		switch {
-		case g.Action >= guard.Block:
-			return tools.Fail(tools.CodeBlocked, "A security check refused this result ("+strings.Join(humanCategories(g), ", ")+").")
-		case g.Action >= guard.Redact && json.Valid([]byte(g.Redacted)):
-			out = json.RawMessage(g.Redacted)
-		case g.Action >= guard.Redact:
-			return tools.Fail(tools.CodeBlocked, "A security check withheld this result.")
-		}
-	}
-	var v any
-	if err := json.Unmarshal(out, &v); err != nil {
-		return tools.Fail(tools.CodeInternal, "The user's application returned an unreadable result.")
-	}
-	return tools.OK("Result from the user's application.", v)
 }
 
 // checkForm renders the answers to the form the last turn ended with as

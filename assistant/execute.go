@@ -59,24 +59,20 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		call.Args = json.RawMessage(`{}`)
 	}
 	var r tools.Result
-	start := time.Now()
+	var took time.Duration
 	if _, _, refusal := a.checkArgs(ctx, call); refusal != nil {
 		r = *refusal
 	} else if refusal := a.takeToolCall(ctx); refusal != nil {
 		r = *refusal
 	} else {
-		tctx, cancel := context.WithTimeout(ctx, e.cfg.ToolTimeout)
-		var err error
-		r, err = tools.Invoke(tctx, o.tool, tools.Call{ID: call.ID, User: u, ThreadID: a.thread.ID, Args: call.Args, Approved: true})
-		cancel()
-		if err != nil {
-			e.cfg.Logger.Warn("assistant: tool failed", "tool", req.Tool, "transport", "http", "err", err)
-		}
+		// The user asked for it: it runs as approved, to its end or its
+		// timeout even if the caller leaves.
+		r, took = a.invoke(ctx, o, call, true)
 	}
 	approval := ""
 	if o.spec.NeedsApproval() {
 		approval = approvalUser
 	}
-	a.auditToolCall(ctx, call, r, time.Since(start), "http", approval)
+	a.auditToolCall(ctx, call, r, took, "http", approval)
 	return r, nil
 }

@@ -2,15 +2,12 @@ package assistant
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/guard"
-	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
-	"github.com/parleyhq/parley/tools"
 )
 
 // Audit event kinds of the guard. Data never holds the scanned text.
@@ -107,64 +104,6 @@ func humanCategories(r guard.Result) []string {
 	}
 	return names
 }
-
-// auditGuard records a High or Critical guard result: categories, severity
-// and action, never the matched text.
-func (a *actor) auditGuard(ctx context.Context, kind string, r guard.Result, extra map[string]string) {
-	if r.Severity < guard.High {
-		return
-	}
-	data := map[string]any{"severity": r.Severity, "action": r.Action, "categories": r.Categories()}
-	for k, v := range extra {
-		data[k] = v
-	}
-	raw, _ := json.Marshal(data)
-	ev := store.AuditEvent{Kind: kind, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: raw}
-	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		a.e.cfg.Logger.Error("assistant: audit guard finding", "kind", kind, "thread", a.thread.ID, "err", err)
-	}
-}
-
-// checkArgs is the guard on the execution side: arguments that block never
-// reach the tool, and the model gets an error it can act on. It returns the
-// arguments as they may be shown and stored: shown is nil when nothing of
-// them may be shown, and withheld reports that the stored model messages
-// must not keep the original either.
-func (a *actor) checkArgs(ctx context.Context, c providers.ToolCall) (shown json.RawMessage, withheld bool, refusal *tools.Result) {
-	if a.e.guard == nil || len(c.Args) == 0 {
-		return jsonOrNil(c.Args), false, nil
-	}
-	var r guard.Result
-	if json.Valid(c.Args) {
-		r = a.e.guard.CheckArgs(ctx, c.Args)
-	} else {
-		// Broken JSON is still text the model wrote: scan it as such (the
-		// tool answers INVALID_ARGS unless the guard refuses first).
-		r = a.e.guard.Check(ctx, string(c.Args))
-	}
-	if r.Cause != nil {
-		a.e.cfg.Logger.Error("assistant: argument guard failed closed", "tool", c.Name, "err", r.Cause)
-	}
-	a.auditGuard(ctx, AuditGuardToolArgs, r, map[string]string{"tool": c.Name, "args_sha256": argsHash(c.Args)})
-	shown = jsonOrNil(c.Args)
-	switch {
-	case r.Action >= guard.Redact && (r.Cause != nil || !json.Valid([]byte(r.Redacted)) || r.Redacted == string(c.Args) && r.Action >= guard.Block && r.Injection() == guard.None):
-		// Failed closed, too large, or nothing usable to show: show nothing.
-		shown, withheld = nil, true
-	case r.Redacted != string(c.Args):
-		shown, withheld = json.RawMessage(r.Redacted), true
-	}
-	if r.Action >= guard.Block {
-		res := tools.Fail(tools.CodeBlocked, "A security check refused these arguments ("+strings.Join(humanCategories(r), ", ")+").")
-		res.Error.Hint = "Do not retry with the same content. Tell the user the request could not be carried out."
-		return shown, withheld, &res
-	}
-	return shown, withheld, nil
-}
-
-// withheldArgs stands in, in the stored model messages, for arguments the
-// guard redacted and that cannot be shown.
-var withheldArgs = json.RawMessage(`{"_withheld":"the arguments were removed by the security filter"}`)
 
 // checkContext screens page context, or a grounded entity's text, on its
 // way to the model. Instructions planted in it are judged by the document

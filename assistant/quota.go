@@ -11,7 +11,6 @@ import (
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
-	"github.com/parleyhq/parley/tools"
 )
 
 // defaultOutputEstimate is the output a turn is assumed to need when
@@ -100,30 +99,6 @@ func estimatedUsage(req *providers.Request, text string, calls []providers.ToolC
 		out += len(c.Name) + len(c.Args)
 	}
 	return providers.Usage{InputTokens: int64(in / 4), OutputTokens: int64((out + 3) / 4)}
-}
-
-// takeToolCall counts one tool call against the user's rate. A refusal is a
-// recoverable error for the model, never a failed turn.
-func (a *actor) takeToolCall(ctx context.Context) *tools.Result {
-	cfg := &a.e.cfg
-	if cfg.RateLimiter == nil || !cfg.ToolRate.Enabled() {
-		return nil
-	}
-	err := cfg.RateLimiter.Take(ctx, "tool:"+a.u.ID, cfg.ToolRate, cfg.Now())
-	if err == nil {
-		return nil
-	}
-	if rle, ok := errors.AsType[*quota.RateLimitError](err); ok {
-		wait := max(rle.RetryAt.Sub(cfg.Now()).Round(time.Second), time.Second)
-		return &tools.Result{Error: &tools.ToolError{
-			Code: tools.CodeRateLimited, Retryable: true,
-			Message: fmt.Sprintf("Too many tool calls: %d per %v are allowed. Try again in %v.", cfg.ToolRate.Calls, cfg.ToolRate.Per, wait),
-			Hint:    "Answer from the results you already have, or tell the user to try again shortly.",
-		}}
-	}
-	cfg.Logger.Error("assistant: tool rate limiter", "user", a.u.ID, "err", err)
-	r := tools.Fail(tools.CodeInternal, "The tool could not be run right now.")
-	return &r
 }
 
 // quotaMessage words a quota refusal for u.

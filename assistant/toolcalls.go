@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -16,7 +15,6 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
-	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -265,7 +263,7 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 				round[i].result = tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for.")
 				break
 			}
-			r, ok := t.propose(ctx, c, round[i].target, emit)
+			r, ok := t.propose(ctx, c, round[i].target, t.reply.ID, &t.stop, emit)
 			if ok {
 				proposed = true
 				continue
@@ -302,24 +300,6 @@ func (t *turn) runTools(ctx context.Context, calls []providers.ToolCall, emit fu
 		return true, FinishClientTool
 	}
 	return ran && allTerminal, "tool"
-}
-
-// invoke runs one approved or Read call under the per-call timeout. An
-// approved call is not cut short when the turn is stopped (a cancel, a newer
-// message): a change the user approved runs to its end or its timeout,
-// never to an unknown half-done state.
-func (a *actor) invoke(ctx context.Context, o offeredTool, c providers.ToolCall, approved bool) (tools.Result, time.Duration) {
-	if approved {
-		ctx = context.WithoutCancel(ctx)
-	}
-	tctx, cancel := context.WithTimeout(ctx, a.e.cfg.ToolTimeout)
-	defer cancel()
-	start := time.Now()
-	res, err := tools.Invoke(tctx, o.tool, tools.Call{ID: c.ID, User: a.u, ThreadID: a.thread.ID, Args: c.Args, Approved: approved})
-	if err != nil {
-		a.e.cfg.Logger.Warn("assistant: tool failed", "tool", c.Name, "thread", a.thread.ID, "err", err)
-	}
-	return res, time.Since(start)
 }
 
 // approvalFor says how a call of spec is approved: "" for a tool that
@@ -491,28 +471,4 @@ func canonicalJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return string(out)
-}
-
-// auditToolCall records one tool call: never the arguments, only their
-// hash. transport is "chat" (the model called it), "client" (a client-side
-// tool's posted result) or "http" (a host UI). approval says how a Mutate
-// or Destructive call was approved; "" for Read tools.
-func (a *actor) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string) {
-	fields := map[string]any{
-		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
-		"duration_ms": d.Milliseconds(), "transport": transport,
-	}
-	if approval != "" {
-		fields["approval"] = approval
-	}
-	if reg := a.e.cfg.Tools; reg != nil {
-		if tool, ok := reg.Lookup(c.Name); ok {
-			fields["effect"] = cmp.Or(tool.Spec().Effect, tools.Read)
-		}
-	}
-	data, _ := json.Marshal(fields)
-	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data, CreatedAt: a.e.cfg.Now()}
-	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		a.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", a.thread.ID, "err", err)
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley/guard"
-	"github.com/parleyhq/parley/providers"
 )
 
 // Indirect injection. Data that reaches the model without being the user's
@@ -83,31 +82,6 @@ func (e *Engine) scanDocument(ctx context.Context, text string) (guard.Result, s
 		e.cfg.Logger.Error("assistant: document guard failed closed", "err", r.Cause)
 	}
 	return r, screenOf(r)
-}
-
-// screenResult is a tool message as the model may read it: content (the
-// result's JSON, already cut to budget) as it is, fenced, or withheld. A
-// withheld result is audited. source is "client" for a client-side tool's
-// output, "" otherwise.
-//
-// The scan is not cut short when the turn is stopped: the result is stored
-// for later turns either way, and a result withheld only because the scan
-// was cancelled would hide a change that did happen.
-func (a *actor) screenResult(ctx context.Context, c providers.ToolCall, content, source string, budget int) string {
-	r, s := a.e.scanDocument(context.WithoutCancel(ctx), documentText(content))
-	switch s {
-	case screenWithhold:
-		extra := map[string]string{"tool": c.Name, "call_id": c.ID}
-		if source != "" {
-			extra["source"] = source
-		}
-		a.auditGuard(ctx, AuditGuardToolResult, r, extra)
-		a.e.cfg.Logger.Info("assistant: tool result withheld by the guard", "tool", c.Name, "categories", r.Categories())
-		return withheldResult(c.Name, resultOK(content), r)
-	case screenFence:
-		return fenceResult(c.Name, content, budget)
-	}
-	return content
 }
 
 // documentText is what the document scan reads of a tool message: its JSON
