@@ -26,7 +26,6 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 	}
 	// Computed before any write: it consults the host's Registry and
 	// Authorizer, and a failure there must leave nothing behind.
-	t.tools = toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
 	t.fresh = req.ThreadID == ""
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
@@ -73,7 +72,7 @@ func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err
 	if !t.fresh {
 		t.prompt.past = stretches(branch)
 		t.prompt.summary = t.thread.Summary // compact plans the history itself
-		t.rebuildKnowledge()
+		t.know.rebuild(t.prompt.past, e.readOnly)
 		t.prompt.pending = e.pendingProposals(ctx, t.thread.ID, prior)
 		// A change made by a turn this one or an earlier edit replaced
 		// still stands: the model is told, and what was known before it is
@@ -116,8 +115,7 @@ func (t *turn) screen(ctx context.Context, scan bool, prior []store.Message) {
 		t.ground(ctx)
 	}
 	if t.blocked() {
-		t.tools.offered = nil
-		t.setupTools(prior)
+		t.tools.empty(t.e)
 	}
 	t.prompt.system = t.systemPrompt()
 }

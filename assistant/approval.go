@@ -2,14 +2,12 @@ package assistant
 
 import (
 	"bytes"
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
 	"unicode"
 
-	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -60,19 +58,3 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 
 // maxTokenBytes bounds a decision token before any lookup.
 const maxTokenBytes = 128
-
-// lookupTool finds a tool u may use, on any page, that the server runs.
-func (e *Engine) lookupTool(ctx context.Context, u parley.User, name string) (offeredTool, bool) {
-	if e.cfg.Tools == nil {
-		return offeredTool{}, false
-	}
-	tool, ok := e.cfg.Tools.Lookup(name)
-	if !ok {
-		return offeredTool{}, false
-	}
-	spec := tool.Spec()
-	if spec.ClientSide || e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: UseTool, Tool: &spec}) != nil {
-		return offeredTool{}, false
-	}
-	return offeredTool{spec: spec, tool: tool}, true
-}

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -224,3 +225,14 @@ func formBlock(callID string, f Form) blocks.Block {
 	data, _ := json.Marshal(f)
 	return blocks.Block{Kind: blocks.Form, ID: callID, Data: data}
 }
+
+// askUserTool is a real tool so its arguments are validated like any
+// other; the turn handles its calls itself, so Execute never runs.
+var askUserTool = tools.Must(tools.New(tools.Spec{
+	Name: AskUserName,
+	Description: "Ask the user a few questions with a form, when you need details from them to continue. " +
+		"The form ends your turn; the answers arrive as the user's next message.",
+	InputSchema: json.RawMessage(askUserSchema),
+}, func(context.Context, tools.Call, Form) (tools.Result, error) {
+	return tools.Result{}, errors.New("ask_user is handled by the turn")
+}))

@@ -53,7 +53,7 @@ func (t *turn) historyBudget() int {
 	w := t.conn.window
 	// The system prompt already holds the summary, which the budget covers.
 	system := tokensOf(t.prompt.system) - summaryCost(t.prompt.summary)
-	fixed := system + tokensOf(t.modelInput()) + toolDefTokens(t.toolDefs()) + t.conn.replyReserve()
+	fixed := system + tokensOf(t.modelInput()) + toolDefTokens(t.tools.defs()) + t.conn.replyReserve()
 	return w - fixed - w/4 - w/20
 }
 

@@ -241,7 +241,7 @@ func (t *turn) runToolResults(ctx context.Context, emit func(blocks.Block)) {
 			r = t.clientResult(ctx, c, t.req.ToolResults[i].Output)
 		}
 		// A client's output is data too: answer scans it as a document.
-		t.answerCall(ctx, c, r, 0, "client", "", i >= 0, emit)
+		t.answerCall(ctx, outcome{call: c, result: r, via: "client", audit: true, data: i >= 0}, emit)
 	}
 }
 
@@ -418,15 +418,14 @@ func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
 		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
 		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
 	}
-	t.answerCall(ctx, c, r, d, "chat", approval, approval == approvalUser, emit)
+	t.answerCall(ctx, outcome{call: c, result: r, took: d, via: "chat", approval: approval, audit: true, data: approval == approvalUser}, emit)
 }
 
 // answerCall records a call that an earlier turn left waiting and its
 // result: blocks for the user, both halves for the model, an audit row.
-// data says the result is the tool's (see answer).
-func (t *turn) answerCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string, data bool, emit func(blocks.Block)) {
-	t.out.called("", []providers.ToolCall{c})
-	t.answer(ctx, c, r, d, transport, approval, true, data, emit)
+func (t *turn) answerCall(ctx context.Context, o outcome, emit func(blocks.Block)) {
+	t.out.called("", []providers.ToolCall{o.call})
+	t.answer(ctx, o, emit)
 }
 
 // reportDecision ends a decision turn that may not call the model (the user

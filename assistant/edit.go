@@ -115,7 +115,7 @@ func (t *turn) changesMade(prior []store.Message, superseded map[string]bool) []
 				}
 			case providers.Tool:
 				name, ok := calls[pm.ToolCallID]
-				if !ok || isMetaTool(name) || t.readOnly(name) || !resultOK(pm.Content) {
+				if !ok || isMetaTool(name) || t.e.readOnly(name) || !resultOK(pm.Content) {
 					continue
 				}
 				var r struct {

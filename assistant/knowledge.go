@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
@@ -53,7 +55,7 @@ type knowledge struct {
 	changeRead bool
 }
 
-// callKey identifies a tool call for the gate.
+// callKey identifies a tool call for the gate and the loop check.
 func callKey(name string, args json.RawMessage) string {
 	return name + "\x00" + canonicalJSON(args)
 }
@@ -127,11 +129,12 @@ func (k *knowledge) lookup(key string, notBefore time.Time) (*fact, bool) {
 	return f, true
 }
 
-// rebuildKnowledge learns from the tool calls of the thread's current
-// branch, oldest first. A Mutate or Destructive call that ran, or a call to
-// a tool this Engine does not know, makes everything before it stale.
-func (t *turn) rebuildKnowledge() {
-	for _, s := range t.prompt.past {
+// rebuild learns from the tool calls of the thread's current branch past,
+// oldest first. A Mutate or Destructive call that ran, or a call to a tool
+// that is not a Read tool of the registry (readOnly), makes everything
+// before it stale.
+func (k *knowledge) rebuild(past []stretch, readOnly func(name string) bool) {
+	for _, s := range past {
 		calls := map[string]providers.ToolCall{}
 		for _, m := range s.msgs {
 			switch m.Role {
@@ -144,42 +147,29 @@ func (t *turn) rebuildKnowledge() {
 				if !ok || isMetaTool(c.Name) {
 					continue
 				}
-				if !t.readOnly(c.Name) {
-					t.know.forget()
+				if !readOnly(c.Name) {
+					k.forget()
 					continue
 				}
-				t.know.learn(callKey(c.Name, c.Args), m.Content, s.at, false)
+				k.learn(callKey(c.Name, c.Args), m.Content, s.at, false)
 			}
 		}
 	}
 }
 
-// readOnly reports whether name is a Read tool of the registry.
-func (t *turn) readOnly(name string) bool {
-	if t.e.cfg.Tools == nil {
-		return false
-	}
-	tool, ok := t.e.cfg.Tools.Lookup(name)
-	return ok && isRead(tool.Spec())
-}
-
-// isRead reports whether a tool only reads: Effect Read, or unset, which
-// tools.Spec documents as Read.
-func isRead(s tools.Spec) bool { return s.Effect == tools.Read || s.Effect == "" }
-
-// known answers a Read call from the knowledge gate: the result of an
-// identical call made earlier in the thread, while it is fresh.
-func (t *turn) known(ctx context.Context, o offeredTool, c providers.ToolCall) (tools.Result, bool) {
-	age := t.e.cfg.KnowledgeMaxAge
+// known answers a Read call of o by u from the knowledge gate: the result
+// of an identical call made earlier in the thread, while it is fresh.
+func (k *knowledge) known(ctx context.Context, e *Engine, u parley.User, o offeredTool, c providers.ToolCall) (tools.Result, bool) {
+	age := e.cfg.KnowledgeMaxAge
 	if age < 0 || !isRead(o.spec) || o.spec.ClientSide {
 		return tools.Result{}, false
 	}
-	f, ok := t.know.lookup(callKey(c.Name, c.Args), t.e.cfg.Now().Add(-age))
+	f, ok := k.lookup(callKey(c.Name, c.Args), e.cfg.Now().Add(-age))
 	if !ok || f.turn {
 		// Within one turn a repeat is the loop detector's business.
 		return tools.Result{}, false
 	}
-	if changed := t.lastChange(ctx); !f.at.After(changed) {
+	if changed := k.lastChange(ctx, e, u.ID); !f.at.After(changed) {
 		return tools.Result{}, false
 	}
 	var r struct {
@@ -189,7 +179,7 @@ func (t *turn) known(ctx context.Context, o offeredTool, c providers.ToolCall) (
 	if json.Unmarshal([]byte(f.result), &r) != nil {
 		return tools.Result{}, false
 	}
-	when := f.at.In(t.location()).Format("15:04")
+	when := f.at.In(userLocation(u)).Format("15:04")
 	return tools.Result{OK: true, Data: r.Data,
 		Summary: strings.TrimSpace(fmt.Sprintf("Already known from the same call at %s. %s", when, r.Summary))}, true
 }
@@ -197,22 +187,22 @@ func (t *turn) known(ctx context.Context, o offeredTool, c providers.ToolCall) (
 // changeScan bounds the audit rows lastChange reads.
 const changeScan = 200
 
-// lastChange is when the user last changed anything, through any thread or
+// lastChange is when the user userID last changed anything, through any thread or
 // the host's own buttons: the newest audited call of a Mutate or
 // Destructive tool that did not fail before running. It is read once per
 // turn, at the gate's first hit. If the rows read hold no change, the
 // oldest of them bounds it (a change may be older); if the audit cannot be
 // read, now does: nothing is reused.
-func (t *turn) lastChange(ctx context.Context) time.Time {
-	if t.know.changeRead {
-		return t.know.change
+func (k *knowledge) lastChange(ctx context.Context, e *Engine, userID string) time.Time {
+	if k.changeRead {
+		return k.change
 	}
-	t.know.changeRead = true
-	t.know.change = t.e.cfg.Now()
-	rows, err := t.e.cfg.Store.ListAudit(ctx, store.AuditFilter{Kind: AuditToolCall, ActorID: t.u.ID, Limit: changeScan})
+	k.changeRead = true
+	k.change = e.cfg.Now()
+	rows, err := e.cfg.Store.ListAudit(ctx, store.AuditFilter{Kind: AuditToolCall, ActorID: userID, Limit: changeScan})
 	if err != nil {
-		t.e.cfg.Logger.Warn("assistant: read the audit for the knowledge gate", "err", err)
-		return t.know.change
+		e.cfg.Logger.Warn("assistant: read the audit for the knowledge gate", "err", err)
+		return k.change
 	}
 	for _, r := range rows {
 		var d struct {
@@ -221,17 +211,17 @@ func (t *turn) lastChange(ctx context.Context) time.Time {
 		}
 		if json.Unmarshal(r.Data, &d) == nil && (d.Effect == tools.Mutate || d.Effect == tools.Destructive) &&
 			d.Approval != approvalPending && d.Approval != approvalDeclined {
-			t.know.change = r.CreatedAt
-			return t.know.change
+			k.change = r.CreatedAt
+			return k.change
 		}
 	}
 	switch {
 	case len(rows) == changeScan:
-		t.know.change = rows[len(rows)-1].CreatedAt
+		k.change = rows[len(rows)-1].CreatedAt
 	default:
-		t.know.change = time.Time{}
+		k.change = time.Time{}
 	}
-	return t.know.change
+	return k.change
 }
 
 // resultOK reports whether a tool message says the call succeeded; for a
@@ -336,4 +326,21 @@ func identify(v any) string {
 		}
 	}
 	return ""
+}
+
+// canonicalJSON re-encodes a JSON value with sorted keys and no spacing, so
+// equal arguments compare equal however the model wrote them.
+func canonicalJSON(raw json.RawMessage) string {
+	// Numbers stay as written: as float64, two large ids would compare equal.
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil || d.More() {
+		return string(raw)
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return string(raw)
+	}
+	return string(out)
 }

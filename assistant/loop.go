@@ -66,7 +66,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		stable = i + len(scopeBoundary)
 	}
 	for round := 0; ; round++ {
-		defs := t.toolDefs() // search_tools may have loaded more
+		defs := t.tools.defs() // search_tools may have loaded more
 		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
 		msgs := append(base[:len(base):len(base)], t.out.msgs...)
 		var req *providers.Request

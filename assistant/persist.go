@@ -96,11 +96,11 @@ func (t *turn) checkpoint(ctx context.Context) {
 	}
 }
 
-// settle charges what the turn used: the hold is replaced by actual usage,
+// settleQuota charges what the turn used: the hold is replaced by actual usage,
 // and the spend is recorded on the connection. It runs after persist,
 // whatever ended the turn, on a fresh persistTimeout, retrying transient
 // failures, so a hold is never left open to be swept without its usage.
-func (t *turn) settle(ctx context.Context) {
+func (t *turn) settleQuota(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	cfg := &t.e.cfg

@@ -1,14 +1,13 @@
 package assistant
 
 import (
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
-	"github.com/parleyhq/parley/tools"
 )
 
 const defaultPersona = "You are {assistant_name}, the assistant built into {organization}'s application. " +
@@ -81,18 +80,7 @@ func (t *turn) systemPrompt() string {
 	b.WriteString(scopeBoundary)
 
 	// Volatile: depends on the user, the page and the time.
-	switch {
-	case t.tools.lazy:
-		t.writeCatalog(&b)
-	case len(t.tools.offered) > 0:
-		b.WriteString("\n\n## Tools available to this user\n")
-		for _, o := range t.tools.offered {
-			writeTool(&b, o.spec)
-		}
-	}
-	if slices.ContainsFunc(t.tools.meta, func(o offeredTool) bool { return o.spec.Name == AskUserName }) {
-		b.WriteString("\nWhen you need details only the user can give, call ask_user with a short form instead of guessing.\n")
-	}
+	t.tools.describe(&b, cfg.ToolCategories)
 	if len(t.prompt.pending) > 0 && !t.blocked() && (t.cont.decision == nil || len(t.prompt.pending) > 1) {
 		b.WriteString("\n\n## Waiting for the user's decision\n")
 		b.WriteString("These actions were proposed earlier and wait on approval cards the user can still apply or decline. " +
@@ -135,7 +123,7 @@ func (t *turn) systemPrompt() string {
 	}
 	b.WriteString(summarySection(t.prompt.summary))
 	b.WriteString("\n\n## Now\n")
-	loc := t.location()
+	loc := userLocation(t.u)
 	b.WriteString("Current time: ")
 	b.WriteString(cfg.Now().In(loc).Format(time.RFC3339))
 	b.WriteString(" (user's time zone: ")
@@ -172,9 +160,10 @@ func (e *Engine) fill(s string) string {
 	return strings.NewReplacer("{assistant_name}", e.cfg.AssistantName, "{organization}", org).Replace(s)
 }
 
-func (t *turn) location() *time.Location {
-	if t.u.TimeZone != "" {
-		if loc, err := time.LoadLocation(t.u.TimeZone); err == nil {
+// userLocation is u's time zone, UTC when unset or unknown.
+func userLocation(u parley.User) *time.Location {
+	if u.TimeZone != "" {
+		if loc, err := time.LoadLocation(u.TimeZone); err == nil {
 			return loc
 		}
 	}
@@ -190,68 +179,4 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// writeTool writes one tool's line of the tool list.
-func writeTool(b *strings.Builder, spec tools.Spec) {
-	b.WriteString("- ")
-	b.WriteString(spec.Name)
-	b.WriteString(": ")
-	b.WriteString(spec.Description)
-	switch {
-	case spec.ClientSide:
-		b.WriteString(" (runs in the user's application)")
-	case spec.NeedsApproval():
-		b.WriteString(" (needs the user's approval)")
-	}
-	b.WriteByte('\n')
-	if ins := strings.TrimSpace(spec.Instructions); ins != "" {
-		b.WriteString("  ")
-		b.WriteString(ins)
-		b.WriteByte('\n')
-	}
-}
-
-// writeCatalog writes the lazy catalog: one line per category, naming its
-// tools. The tools' full specs are loaded with search_tools. Tools loaded
-// in earlier turns are callable at once and listed in full.
-func (t *turn) writeCatalog(b *strings.Builder) {
-	b.WriteString("\n\n## Tool catalog\n")
-	b.WriteString("Your tools are grouped by category. Before calling a tool, load its category with search_tools, e.g. search_tools({\"categories\": [\"")
-	b.WriteString(t.categories()[0])
-	b.WriteString("\"]}).\n")
-	for _, c := range t.categories() {
-		b.WriteString("- ")
-		b.WriteString(c)
-		if d := oneLine(t.e.cfg.ToolCategories[c], 160); d != "" {
-			b.WriteString(" (")
-			b.WriteString(d)
-			b.WriteString(")")
-		}
-		b.WriteString(": ")
-		first := true
-		for _, o := range t.tools.offered {
-			if category(o.spec) != c {
-				continue
-			}
-			if !first {
-				b.WriteString(", ")
-			}
-			first = false
-			b.WriteString(o.spec.Name)
-		}
-		b.WriteByte('\n')
-	}
-	var loaded []tools.Spec
-	for _, o := range t.tools.offered {
-		if t.tools.loaded[o.spec.Name] {
-			loaded = append(loaded, o.spec)
-		}
-	}
-	if len(loaded) > 0 {
-		b.WriteString("\nAlready loaded:\n")
-		for _, spec := range loaded {
-			writeTool(b, spec)
-		}
-	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
@@ -106,13 +105,7 @@ func (e *Engine) quotaMessage(u parley.User, ee *quota.ExceededError) string {
 	if e.cfg.QuotaMessage != nil {
 		return e.cfg.QuotaMessage(u, ee)
 	}
-	loc := time.UTC
-	if u.TimeZone != "" {
-		if l, err := time.LoadLocation(u.TimeZone); err == nil {
-			loc = l
-		}
-	}
-	resets := ee.ResetsAt.In(loc).Format("Mon 2 Jan 2006 at 15:04 MST")
+	resets := ee.ResetsAt.In(userLocation(u)).Format("Mon 2 Jan 2006 at 15:04 MST")
 	switch {
 	case ee.Limit == 0:
 		return fmt.Sprintf("Your %s assistant allowance is 0 tokens, so the assistant is not available to you.", ee.Period)

@@ -81,7 +81,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// The quota is reserved before the guard scans anything, on an estimate
 	// from the prompt as it would be unscanned (the page context is already
 	// cut): a user out of allowance costs no scan.
-	t.setupTools(prior)
+	// Computed before any write: it consults the host's Registry and
+	// Authorizer, and a failure there must leave nothing behind.
+	t.tools = e.newToolbox(ctx, u, req.Page, req.Autonomous, t.prompt.past)
 	t.prompt.system = t.systemPrompt()
 	if err := t.reserve(ctx); err != nil {
 		if t.cont.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
@@ -366,7 +368,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	// The quota is settled after the reply is written, on a window of its
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
-	t.settle(ctx)
+	t.settleQuota(ctx)
 	t.startTitle()
 	if t.out.err != nil {
 		emit(t.e.errorBlock(t.out.err))
