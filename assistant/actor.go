@@ -257,3 +257,17 @@ func (a *actor) clientResult(ctx context.Context, c providers.ToolCall, out json
 	}
 	return tools.OK("Result from the user's application.", v)
 }
+
+// auditContext audits the page context and entity texts of in that were
+// withheld (those with a High or Critical finding: see auditGuard). It
+// runs once the thread exists.
+func (a *actor) auditContext(ctx context.Context, in *input) {
+	if in.page == screenWithhold {
+		a.auditGuard(ctx, AuditGuardContext, in.pageScan, map[string]string{"source": "page_context"})
+	}
+	for _, g := range in.entities {
+		if g.screen == screenWithhold {
+			a.auditGuard(ctx, AuditGuardContext, g.scan, map[string]string{"source": "entity", "type": g.ref.Type, "id": g.ref.ID})
+		}
+	}
+}

@@ -2,120 +2,251 @@ package assistant
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
-	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/store"
 )
 
-// admit reads what the turn builds on, with nothing written: the autonomy
-// grant, the tools offered, the thread with its history and waiting cards,
-// and what the user says, checked against what the last turn left waiting
-// (a decision, client results, form answers). It returns the thread's
-// messages, and whether the text is the user's own and must be scanned.
-func (t *turn) admit(ctx context.Context) (prior []store.Message, scan bool, err error) {
-	e, u, req := t.e, t.u, t.req
+// admission is what a turn builds on, read and checked before anything is
+// written: a value, never changed once begin has it. The request's
+// Message is read here and nowhere else; what the user says this turn is
+// text.
+type admission struct {
+	req    Request         // validated, its page context cut
+	thread store.Thread    // zero for a thread the turn creates
+	fresh  bool            // the turn creates its thread
+	prior  []store.Message // the thread's messages
+	past   []stretch       // the replay of the branch the turn continues
+	// text is what the user says: their message, their form answers, the
+	// message a regeneration sends again, or for a decision a note the
+	// server writes from the stored proposal. scan: it is the user's own
+	// and the guard reads it.
+	text         string
+	scan         bool
+	instructions string           // the operator's: the active stored prompt, else Config.CustomInstructions
+	edit         edit             // what an edit or a regeneration replaces
+	cont         continuation     // what the turn answers that the last one left waiting
+	pending      []store.Proposal // the thread's cards still waiting for a decision
+}
+
+// admit reads what a turn of u builds on, with nothing written: the
+// autonomy grant, the operator's instructions, the thread with its history
+// and waiting cards, and what the user says, checked against what the last
+// turn left waiting (a decision, client results, form answers).
+func (e *Engine) admit(ctx context.Context, u parley.User, req Request) (admission, error) {
+	adm := admission{req: req, text: req.Message, scan: true, fresh: req.ThreadID == ""}
 	if req.Autonomous {
 		if err := e.authorize(ctx, u, Action{Kind: RunAutonomous}); err != nil {
-			return nil, false, err
+			return admission{}, err
 		}
 	}
-	if t.prompt.instructions, err = e.instructions(ctx); err != nil {
-		return nil, false, err
+	var err error
+	if adm.instructions, err = e.instructions(ctx); err != nil {
+		return admission{}, err
 	}
-	// Computed before any write: it consults the host's Registry and
-	// Authorizer, and a failure there must leave nothing behind.
-	t.fresh = req.ThreadID == ""
 	if req.ThreadID != "" {
 		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
 		switch {
 		case req.CreateThread && errors.Is(err, ErrNotFound):
-			t.fresh = true // the write creates it with this id
+			adm.fresh = true // the write creates it with this id
 		case err != nil:
-			return nil, false, err
+			return admission{}, err
 		default:
-			if prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
-				return nil, false, e.storeErr("load history", err)
+			if adm.prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
+				return admission{}, e.storeErr("load history", err)
 			}
-			t.thread = th
+			adm.thread = th
 		}
 	}
-	// What the user says this turn: their message, their form answers, or
-	// for a decision a note the server writes from the stored proposal.
-	text, scan := req.Message, true
-	branch := prior // what the turn continues
-	if req.Replaces != "" || req.Regenerate {
-		target, again, err := t.replacing(prior)
-		if err != nil {
-			return nil, false, err
-		}
-		t.cont.replaces, text = &target, again
-		if first := !slices.ContainsFunc(prior, func(m store.Message) bool {
-			return m.Role == store.RoleUser && m.SupersededAt == nil && m.Seq < target.Seq
-		}); first && !req.Regenerate {
-			// The title follows the new text unless the user set it: it was
-			// taken from the old text, or written by the model from it.
-			byUser, err := e.titledByUser(ctx, t.thread.ID)
-			if err != nil {
-				return nil, false, err
-			}
-			t.cont.retitle = !byUser
-		}
-		branch = slices.DeleteFunc(slices.Clone(prior), func(m store.Message) bool { return m.Seq >= target.Seq })
-		if target.Seq <= t.thread.SummaryThrough {
+	branch := adm.prior // what the turn continues
+	if adm.edit, err = e.editOf(ctx, adm.thread, adm.prior, req); err != nil {
+		return admission{}, err
+	}
+	if target := adm.edit.replaces; target != nil {
+		adm.text = adm.edit.text
+		branch = slices.DeleteFunc(slices.Clone(adm.prior), func(m store.Message) bool { return m.Seq >= target.Seq })
+		if target.Seq <= adm.thread.SummaryThrough {
 			// The summary covers what is replaced; the write clears it.
-			t.thread.Summary, t.thread.SummaryThrough = "", 0
+			adm.thread.Summary, adm.thread.SummaryThrough = "", 0
 		}
 	}
-	t.cont.superseded = supersededIDs(prior, t.cont.replaces)
-	if !t.fresh {
-		t.prompt.past = stretches(branch)
-		t.prompt.summary = t.thread.Summary // compact plans the history itself
-		t.know.rebuild(t.prompt.past, e.readOnly)
-		t.prompt.pending = e.pendingProposals(ctx, t.thread.ID, prior)
-		// A change made by a turn this one or an earlier edit replaced
-		// still stands: the model is told, and what was known before it is
-		// stale.
-		t.prompt.changes = t.changesMade(prior, t.cont.superseded)
-		if n := len(t.prompt.changes); n > 0 {
-			t.know.forgetBefore(t.prompt.changes[n-1].at)
-		}
+	if !adm.fresh {
+		adm.past = stretches(branch)
+		adm.pending = e.pendingProposals(ctx, adm.thread.ID, adm.prior)
 	}
+	var answers string
+	adm.cont, answers, err = e.continuationOf(ctx, u, adm.thread, adm.prior, req, adm.edit.superseded)
 	switch {
-	case req.Decision != nil:
-		if err := t.checkDecision(ctx, req.Decision); err != nil {
-			return nil, false, err
-		}
-		text, scan = decisionNote(t.cont.decision, t.cont.decided), false
-	case len(req.ToolResults) > 0:
-		err = t.checkToolResults(prior)
+	case err != nil:
+		return admission{}, err
+	case adm.cont.decision != nil:
+		adm.text, adm.scan = decisionNote(adm.cont.decision, adm.cont.decided), false
 	case req.Form != nil:
-		text, err = t.checkForm(prior)
+		adm.text = answers
 	}
-	if err != nil {
-		return nil, false, err
-	}
-	// Unscanned until screen: the quota is reserved first.
-	t.in = input{text: text, verdict: guard.Result{Redacted: text}, pageContext: req.PageContext}
-	return prior, scan, nil
+	return adm, nil
 }
 
-// screen runs the guard on the user's text and the page context. Nothing of
-// a blocked message reaches the model, not even through tools: the model
-// only writes a rejection. Client results sent with it are the
-// application's data and are still answered. The system prompt is built
-// again from what passed.
-func (t *turn) screen(ctx context.Context, scan bool, prior []store.Message) {
-	if scan {
-		t.in.verdict = t.e.checkInput(ctx, t.in.text)
+// maxToolResults bounds the client results one request may carry.
+const maxToolResults = 32
+
+// validateRequest checks the shape of a request before anything is read.
+func (e *Engine) validateRequest(req *Request) error {
+	conts := 0
+	for _, set := range []bool{req.Decision != nil, len(req.ToolResults) > 0, req.Form != nil} {
+		if set {
+			conts++
+		}
 	}
-	t.in.pageContext, t.in.pageScan, t.in.page = t.e.checkContext(ctx, t.req.PageContext)
-	if !t.blocked() {
-		t.ground(ctx)
+	invalid := func(what string) error { return invalidRequest("validate", what) }
+	switch {
+	case conts > 1:
+		return invalid("send a decision, tool results or form answers, not several")
+	case (req.Replaces != "" || req.Regenerate) && (conts > 0 || req.ThreadID == ""):
+		return invalid("an edit or a regeneration needs the thread id and no decision, tool results or form answers")
+	case req.CreateThread && (req.ThreadID == "" || conts > 0 || req.Replaces != "" || req.Regenerate):
+		return invalid("create_thread needs the thread id of a first message")
+	case req.CreateThread && !validID(req.ThreadID):
+		return invalid("the thread id must be at most 128 bytes of UTF-8")
+	case req.Replaces != "" && req.Regenerate:
+		return invalid("send replaces or regenerate, not both")
+	case req.Regenerate && req.Message != "":
+		return invalid("a regeneration carries no message")
+	case conts == 1 && req.ThreadID == "":
+		return invalid("a continuation needs the thread id")
+	case req.Decision != nil && req.Message != "":
+		return invalid("a decision carries no message")
+	case len(req.Entities) > MaxEntities:
+		return invalid(fmt.Sprintf("at most %d entities", MaxEntities))
+	case slices.ContainsFunc(req.Entities, func(r EntityRef) bool { return !validRef(r) }):
+		return invalid(fmt.Sprintf("each entity needs a type and an id of at most %d bytes, without NUL", maxRefBytes))
+	case len(req.ToolResults) > maxToolResults:
+		return invalid(fmt.Sprintf("at most %d tool results", maxToolResults))
+	case len(req.Message) > e.cfg.MaxMessageBytes:
+		return wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
+	case conts == 0 && !req.Regenerate && strings.TrimSpace(req.Message) == "":
+		return invalid("message is empty")
+	case !utf8.ValidString(req.Message):
+		return invalid("message is not valid UTF-8")
 	}
-	if t.blocked() {
-		t.tools.empty(t.e)
+	if err := e.validToolResults(req.ToolResults); err != nil {
+		return err
 	}
-	t.prompt.system = t.systemPrompt()
+	if req.Form != nil && req.Form.ID == "" {
+		return invalid("form answers need the form id")
+	}
+	// Oversized fields are cut or refused before anything scans them: the
+	// page context is cut here, once, so the guard never sees more.
+	req.PageContext = strings.ToValidUTF8(truncate(req.PageContext, e.cfg.MaxPageContextBytes), "\uFFFD")
+	return nulField(req)
 }
+
+// nulField refuses a request with a NUL in any of its fields. No store can
+// keep a NUL in every column, and no person types one: a field holding one
+// is refused by name, never a failed write.
+func nulField(req *Request) error {
+	invalid := func(what string) error { return invalidRequest("validate", what) }
+	fields := []struct{ name, value string }{
+		{"thread_id", req.ThreadID}, {"message", req.Message}, {"page", req.Page}, {"page_context", req.PageContext},
+		{"replaces", req.Replaces},
+	}
+	if req.Decision != nil {
+		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token})
+	}
+	for _, r := range req.ToolResults {
+		fields = append(fields, struct{ name, value string }{"tool result id", r.ID})
+	}
+	if req.Form != nil {
+		fields = append(fields, struct{ name, value string }{"form id", req.Form.ID})
+		for id, v := range req.Form.Values {
+			if strings.IndexByte(id, 0) >= 0 || jsonHasNUL(v) {
+				return invalid("form values contain a NUL character")
+			}
+		}
+	}
+	for _, f := range fields {
+		if strings.IndexByte(f.value, 0) >= 0 {
+			return invalid(f.name + " contains a NUL character")
+		}
+	}
+	return nil
+}
+
+// validToolResults checks the client results of a request, their size
+// before anything parses them.
+func (e *Engine) validToolResults(results []ToolResult) error {
+	invalid := func(what string) error { return invalidRequest("validate", what) }
+	size := 0
+	for _, r := range results {
+		size += len(r.Output)
+	}
+	if size > maxClientOutputFactor*e.cfg.MaxMessageBytes {
+		// Measured before anything parses them.
+		return wrap(CodeTooLarge, "validate", fmt.Errorf("tool results are %d bytes", size))
+	}
+	for _, r := range results {
+		if r.ID == "" || !json.Valid(r.Output) {
+			return invalid("each tool result needs an id and a JSON output")
+		}
+		if jsonDepth(r.Output) > maxOutputDepth {
+			return invalid(fmt.Sprintf("tool results may nest at most %d levels", maxOutputDepth))
+		}
+		if jsonHasNUL(r.Output) {
+			return invalid("tool result output contains a NUL character")
+		}
+	}
+	return nil
+}
+
+// jsonHasNUL reports whether valid JSON holds a U+0000 in a string: the
+// escape \u0000, or a raw NUL byte (which is not valid JSON, but costs
+// nothing to catch).
+func jsonHasNUL(raw []byte) bool {
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case 0:
+			return true
+		case '\\':
+			if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
+				return true
+			}
+			i++ // skip the escaped character, so \\u0000 is not read as an escape
+		}
+	}
+	return false
+}
+
+// maxOutputDepth bounds how deeply a client's output may nest.
+const maxOutputDepth = 64
+
+// jsonDepth returns the deepest nesting of arrays and objects in valid JSON.
+func jsonDepth(raw []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range raw {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// maxClientOutputFactor: client tool outputs may together be this many
+// times MaxMessageBytes; the model sees each clamped like any result.
+const maxClientOutputFactor = 8

@@ -2,12 +2,16 @@ package assistant
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -58,3 +62,24 @@ func compactJSON(raw json.RawMessage) json.RawMessage {
 
 // maxTokenBytes bounds a decision token before any lookup.
 const maxTokenBytes = 128
+
+// pendingProposals are the cards of a thread whose messages are prior that
+// still wait for a decision. A thread that never showed a card costs no
+// query. A failure only costs the prompt its reminder, so it is logged.
+func (e *Engine) pendingProposals(ctx context.Context, threadID string, prior []store.Message) []store.Proposal {
+	if !slices.ContainsFunc(prior, func(m store.Message) bool {
+		return slices.ContainsFunc(m.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Confirm })
+	}) {
+		return nil
+	}
+	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
+	if err != nil {
+		e.cfg.Logger.Warn("assistant: list proposals", "thread", threadID, "err", err)
+		return nil
+	}
+	now := e.cfg.Now()
+	e.withdrawSuperseded(ctx, ps, prior)
+	return slices.DeleteFunc(ps, func(p store.Proposal) bool {
+		return p.Status != store.ProposalPending || !now.Before(p.ExpiresAt)
+	})
+}

@@ -41,17 +41,22 @@ func (e *Engine) Cancel(ctx context.Context, u parley.User, threadID string) err
 
 // stopper is how a turn is told to stop: ctx ends when it is cancelled,
 // superseded or times out (cancel ends it, with the cause), and stored
-// closes once a stopped turn's partial reply is written.
+// closes once a stopped turn's partial reply is written. Only its methods
+// write it; a nil stopper is never told to stop.
 type stopper struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	stored chan struct{}
+	once   sync.Once // closes stored
 }
 
-// stopped reports whether the turn was told to stop.
-func (t *turn) stopped() bool { return t.stop.stopped() }
+// start makes the stopper of a turn whose worker runs under parent.
+func (s *stopper) start(parent context.Context) {
+	s.ctx, s.cancel = context.WithCancelCause(parent)
+	s.stored = make(chan struct{})
+}
 
-// stopped reports whether s was told to stop; a nil stopper never is.
+// stopped reports whether s was told to stop.
 func (s *stopper) stopped() bool { return s != nil && s.ctx.Err() != nil }
 
 // done is closed once s is told to stop; nil for a nil stopper.
@@ -62,9 +67,12 @@ func (s *stopper) done() <-chan struct{} {
 	return s.ctx.Done()
 }
 
-// stopErr is the error a stopped turn ends with.
-func (t *turn) stopErr() error {
-	cause := context.Cause(t.stop.ctx)
+// markStored says the stopped turn's reply is written (or the turn ended).
+func (s *stopper) markStored() { s.once.Do(func() { close(s.stored) }) }
+
+// err is the error a stopped turn ends with.
+func (s *stopper) err() error {
+	cause := context.Cause(s.ctx)
 	if errors.Is(cause, context.DeadlineExceeded) {
 		return wrap(CodeModelTimeout, "turn", cause) // Config.TurnTimeout
 	}
@@ -78,12 +86,14 @@ func (t *turn) stopErr() error {
 	return e
 }
 
-// watch runs beside the turn until done closes. It polls the thread,
-// stopping the turn when a cancel is requested or a newer message arrives
-// from any instance, and checkpoints the partial reply as a heartbeat, so a
-// turn whose process dies is found by SweepInterrupted with what it had.
-func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
-	poll, beat := t.e.cfg.CancelPollInterval, t.e.cfg.HeartbeatInterval
+// watch runs beside the turn whose reply is reply until done closes. It
+// polls the thread, stopping the turn when a cancel is requested or a
+// newer message arrives from any instance, and checkpoints the partial
+// reply as a heartbeat (and once at the first block, signalled on first),
+// so a turn whose process dies is found by SweepInterrupted with what it
+// had.
+func (s *stopper) watch(ctx context.Context, e *Engine, reply store.Message, first <-chan struct{}, checkpoint func(), done <-chan struct{}) {
+	poll, beat := e.cfg.CancelPollInterval, e.cfg.HeartbeatInterval
 	every := beat
 	if poll > 0 && (every <= 0 || poll < every) {
 		every = poll
@@ -98,42 +108,49 @@ func (t *turn) watch(ctx context.Context, done <-chan struct{}) {
 		select {
 		case <-done:
 			return
-		case <-t.stop.ctx.Done():
+		case <-s.ctx.Done():
 			return
-		case <-t.writes.first:
+		case <-first:
 			// A process killed before the first heartbeat still leaves the
 			// start of the answer, not an empty reply.
-			t.checkpoint(ctx)
+			checkpoint()
 			lastBeat = time.Now()
 		case now := <-tick.C:
 			if beat > 0 && now.Sub(lastBeat) >= beat {
-				t.checkpoint(ctx)
+				checkpoint()
 				lastBeat = now
 			}
-			if poll <= 0 {
-				continue
-			}
-			th, err := t.e.cfg.Store.GetThread(ctx, t.thread.ID)
-			switch {
-			case errors.Is(err, store.ErrNotFound):
-				// Deleted for good, here or on another instance: nothing
-				// more of this turn may run, be charged or be written.
-				t.stop.cancel(errThreadDeleted)
-				return
-			case err != nil:
-				if ctx.Err() == nil {
-					t.e.cfg.Logger.Warn("assistant: poll for cancel", "thread", t.thread.ID, "err", err)
-				}
-			case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(t.reply.CreatedAt):
-				// Only a cancel requested since this turn began is for it.
-				t.stop.cancel(errCancelRequested)
-				return
-			case th.LastSeq > t.reply.Seq:
-				t.stop.cancel(errSuperseded)
+			if poll > 0 && s.poll(ctx, e, reply) {
 				return
 			}
 		}
 	}
+}
+
+// poll reads the thread of reply and stops the turn if it was deleted, a
+// cancel was requested since the turn began, or a newer message arrived.
+// It reports whether it stopped the turn.
+func (s *stopper) poll(ctx context.Context, e *Engine, reply store.Message) bool {
+	th, err := e.cfg.Store.GetThread(ctx, reply.ThreadID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		// Deleted for good, here or on another instance: nothing more of
+		// this turn may run, be charged or be written.
+		s.cancel(errThreadDeleted)
+	case err != nil:
+		if ctx.Err() == nil {
+			e.cfg.Logger.Warn("assistant: poll for cancel", "thread", reply.ThreadID, "err", err)
+		}
+		return false
+	case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(reply.CreatedAt):
+		// Only a cancel requested since this turn began is for it.
+		s.cancel(errCancelRequested)
+	case th.LastSeq > reply.Seq:
+		s.cancel(errSuperseded)
+	default:
+		return false
+	}
+	return true
 }
 
 // SweepInterrupted marks the replies of turns whose worker died — no
@@ -148,33 +165,33 @@ func (e *Engine) SweepInterrupted(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// liveTurns indexes this process's running turns by thread, the fast path
-// of Cancel and supersession.
+// liveTurns indexes the stoppers of this process's running turns by
+// thread: the fast path of Cancel and supersession.
 type liveTurns struct {
 	mu    sync.Mutex
-	turns map[string]map[*turn]struct{}
+	turns map[string]map[*stopper]struct{}
 }
 
-func (l *liveTurns) add(t *turn) {
+func (l *liveTurns) add(threadID string, s *stopper) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.turns == nil {
-		l.turns = make(map[string]map[*turn]struct{})
+		l.turns = make(map[string]map[*stopper]struct{})
 	}
-	set := l.turns[t.thread.ID]
+	set := l.turns[threadID]
 	if set == nil {
-		set = make(map[*turn]struct{})
-		l.turns[t.thread.ID] = set
+		set = make(map[*stopper]struct{})
+		l.turns[threadID] = set
 	}
-	set[t] = struct{}{}
+	set[s] = struct{}{}
 }
 
-func (l *liveTurns) remove(t *turn) {
+func (l *liveTurns) remove(threadID string, s *stopper) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.turns[t.thread.ID], t)
-	if len(l.turns[t.thread.ID]) == 0 {
-		delete(l.turns, t.thread.ID)
+	delete(l.turns[threadID], s)
+	if len(l.turns[threadID]) == 0 {
+		delete(l.turns, threadID)
 	}
 }
 
@@ -197,9 +214,9 @@ func (l *liveTurns) stop(threadID string, cause error) []<-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var stored []<-chan struct{}
-	for t := range l.turns[threadID] {
-		t.stop.cancel(cause)
-		stored = append(stored, t.stop.stored)
+	for s := range l.turns[threadID] {
+		s.cancel(cause)
+		stored = append(stored, s.stored)
 	}
 	return stored
 }

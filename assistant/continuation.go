@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
@@ -18,160 +18,40 @@ import (
 
 // continuation is what a turn answers that the thread's last turn left
 // waiting: a decision on a confirm card, or the results of client-side
-// tool calls. (Form answers become the turn's text.)
+// tool calls. (Form answers become the turn's text.) admit checks it;
+// only its methods change it after that.
 type continuation struct {
 	decision    *store.Proposal      // a decision turn: the proposal decided
 	decided     store.ProposalStatus // applied or declined
 	tool        offeredTool          // the tool an apply runs
 	applied     bool                 // the applied tool succeeded
 	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
-	replaces    *store.Message       // an edit or regeneration: the user message replaced
-	retitle     bool                 // it is the first user message, and the title is automatic
-	superseded  map[string]bool      // ids of the thread's superseded messages, this turn's included
+	results     []ToolResult         // and what the client posted for them
 	quiet       error                // a decision out of budget: no model call, this says why
 }
 
-// maxToolResults bounds the client results one request may carry.
-const maxToolResults = 32
-
-// validateRequest checks the shape of a request before anything is read.
-func (e *Engine) validateRequest(req *Request) error {
-	conts := 0
-	for _, set := range []bool{req.Decision != nil, len(req.ToolResults) > 0, req.Form != nil} {
-		if set {
-			conts++
-		}
-	}
-	invalid := func(what string) error { return invalidRequest("validate", what) }
+// continuationOf checks what req answers of what the last turn of thread
+// th, whose messages are prior, left waiting, and returns it; for form
+// answers, the text they make as the user's message. superseded are the
+// ids of the thread's superseded messages: a card on one can no longer be
+// decided.
+func (e *Engine) continuationOf(ctx context.Context, u parley.User, th store.Thread, prior []store.Message,
+	req Request, superseded map[string]bool) (continuation, string, error) {
+	var c continuation
 	switch {
-	case conts > 1:
-		return invalid("send a decision, tool results or form answers, not several")
-	case (req.Replaces != "" || req.Regenerate) && (conts > 0 || req.ThreadID == ""):
-		return invalid("an edit or a regeneration needs the thread id and no decision, tool results or form answers")
-	case req.CreateThread && (req.ThreadID == "" || conts > 0 || req.Replaces != "" || req.Regenerate):
-		return invalid("create_thread needs the thread id of a first message")
-	case req.CreateThread && !validID(req.ThreadID):
-		return invalid("the thread id must be at most 128 bytes of UTF-8")
-	case req.Replaces != "" && req.Regenerate:
-		return invalid("send replaces or regenerate, not both")
-	case req.Regenerate && req.Message != "":
-		return invalid("a regeneration carries no message")
-	case conts == 1 && req.ThreadID == "":
-		return invalid("a continuation needs the thread id")
-	case req.Decision != nil && req.Message != "":
-		return invalid("a decision carries no message")
-	case len(req.Entities) > MaxEntities:
-		return invalid(fmt.Sprintf("at most %d entities", MaxEntities))
-	case slices.ContainsFunc(req.Entities, func(r EntityRef) bool { return !validRef(r) }):
-		return invalid(fmt.Sprintf("each entity needs a type and an id of at most %d bytes, without NUL", maxRefBytes))
-	case len(req.ToolResults) > maxToolResults:
-		return invalid(fmt.Sprintf("at most %d tool results", maxToolResults))
-	case len(req.Message) > e.cfg.MaxMessageBytes:
-		return wrap(CodeTooLarge, "validate", fmt.Errorf("message is %d bytes, limit %d", len(req.Message), e.cfg.MaxMessageBytes))
-	case conts == 0 && !req.Regenerate && strings.TrimSpace(req.Message) == "":
-		return invalid("message is empty")
-	case !utf8.ValidString(req.Message):
-		return invalid("message is not valid UTF-8")
+	case req.Decision != nil:
+		err := c.checkDecision(ctx, e, u, th, superseded, req.Decision)
+		return c, "", err
+	case len(req.ToolResults) > 0:
+		calls, err := pendingResults(prior, req.ToolResults)
+		c.clientCalls, c.results = calls, req.ToolResults
+		return c, "", err
+	case req.Form != nil:
+		text, err := formAnswers(prior, req, e.cfg.MaxMessageBytes)
+		return c, text, err
 	}
-	size := 0
-	for _, r := range req.ToolResults {
-		size += len(r.Output)
-	}
-	if size > maxClientOutputFactor*e.cfg.MaxMessageBytes {
-		// Measured before anything parses them.
-		return wrap(CodeTooLarge, "validate", fmt.Errorf("tool results are %d bytes", size))
-	}
-	for _, r := range req.ToolResults {
-		if r.ID == "" || !json.Valid(r.Output) {
-			return invalid("each tool result needs an id and a JSON output")
-		}
-		if jsonDepth(r.Output) > maxOutputDepth {
-			return invalid(fmt.Sprintf("tool results may nest at most %d levels", maxOutputDepth))
-		}
-		if jsonHasNUL(r.Output) {
-			return invalid("tool result output contains a NUL character")
-		}
-	}
-	if req.Form != nil && req.Form.ID == "" {
-		return invalid("form answers need the form id")
-	}
-	// Oversized fields are cut or refused before anything scans them: the
-	// page context is cut here, once, so the guard never sees more.
-	req.PageContext = strings.ToValidUTF8(truncate(req.PageContext, e.cfg.MaxPageContextBytes), "\uFFFD")
-	// No store can keep a NUL in every column, and no person types one: a
-	// request field holding one is refused by name, never a failed write.
-	fields := []struct{ name, value string }{
-		{"thread_id", req.ThreadID}, {"message", req.Message}, {"page", req.Page}, {"page_context", req.PageContext},
-		{"replaces", req.Replaces},
-	}
-	if req.Decision != nil {
-		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token})
-	}
-	for _, r := range req.ToolResults {
-		fields = append(fields, struct{ name, value string }{"tool result id", r.ID})
-	}
-	if req.Form != nil {
-		fields = append(fields, struct{ name, value string }{"form id", req.Form.ID})
-		for id, v := range req.Form.Values {
-			if strings.IndexByte(id, 0) >= 0 || jsonHasNUL(v) {
-				return invalid("form values contain a NUL character")
-			}
-		}
-	}
-	for _, f := range fields {
-		if strings.IndexByte(f.value, 0) >= 0 {
-			return invalid(f.name + " contains a NUL character")
-		}
-	}
-	return nil
+	return c, "", nil
 }
-
-// jsonHasNUL reports whether valid JSON holds a U+0000 in a string: the
-// escape \u0000, or a raw NUL byte (which is not valid JSON, but costs
-// nothing to catch).
-func jsonHasNUL(raw []byte) bool {
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case 0:
-			return true
-		case '\\':
-			if i+5 < len(raw) && raw[i+1] == 'u' && string(raw[i+2:i+6]) == "0000" {
-				return true
-			}
-			i++ // skip the escaped character, so \\u0000 is not read as an escape
-		}
-	}
-	return false
-}
-
-// maxOutputDepth bounds how deeply a client's output may nest.
-const maxOutputDepth = 64
-
-// jsonDepth returns the deepest nesting of arrays and objects in valid JSON.
-func jsonDepth(raw []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range raw {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
-
-// maxClientOutputFactor: client tool outputs may together be this many
-// times MaxMessageBytes; the model sees each clamped like any result.
-const maxClientOutputFactor = 8
 
 // lastTurn returns the thread's last assistant message if it ended
 // normally: only such a turn can leave calls or a form waiting.
@@ -204,54 +84,34 @@ func conflict(op, msg string, err error) error {
 	return &Error{Code: CodeConflict, Op: op, Err: err, Message: msg}
 }
 
-// checkToolResults matches posted client results with the calls the last
-// turn left waiting. Every ID must be pending and given once.
-func (t *turn) checkToolResults(prior []store.Message) error {
+// pendingResults matches posted client results with the calls the last
+// turn left waiting, and returns those calls. Every ID must be pending and
+// given once.
+func pendingResults(prior []store.Message, results []ToolResult) ([]blocks.Block, error) {
 	const msg = "Those tool results do not answer a pending tool call."
 	last, ok := lastTurn(prior)
 	if !ok {
-		return conflict("tool results", msg, errors.New("the thread's last turn left nothing pending"))
+		return nil, conflict("tool results", msg, errors.New("the thread's last turn left nothing pending"))
 	}
 	pending := pendingClientCalls(last)
 	seen := map[string]bool{}
-	for _, r := range t.req.ToolResults {
+	for _, r := range results {
 		if seen[r.ID] || !slices.ContainsFunc(pending, func(b blocks.Block) bool { return b.ID == r.ID }) {
-			return conflict("tool results", msg, fmt.Errorf("result %q is not pending", r.ID))
+			return nil, conflict("tool results", msg, fmt.Errorf("result %q is not pending", r.ID))
 		}
 		seen[r.ID] = true
 	}
-	t.cont.clientCalls = pending
-	return nil
+	return pending, nil
 }
 
-// runToolResults answers the pending client calls at the start of the
-// turn with what the client posted; a call the client left out is answered
-// with an error. Outputs pass the guard like tool arguments.
-func (t *turn) runToolResults(ctx context.Context, emit func(blocks.Block)) {
-	for _, b := range t.cont.clientCalls {
-		c := providers.ToolCall{ID: b.ID, Name: b.Name, Args: b.Data}
-		if len(c.Args) == 0 {
-			c.Args = json.RawMessage(`{}`)
-		}
-		i := slices.IndexFunc(t.req.ToolResults, func(r ToolResult) bool { return r.ID == b.ID })
-		var r tools.Result
-		if i < 0 {
-			r = tools.Fail(tools.CodeInternal, "The user's application returned no result for this call.")
-		} else {
-			r = t.clientResult(ctx, c, t.req.ToolResults[i].Output)
-		}
-		// A client's output is data too: answer scans it as a document.
-		t.answerCall(ctx, outcome{call: c, result: r, via: "client", audit: true, data: i >= 0}, emit)
-	}
-}
-
-// checkForm renders the answers to the form the last turn ended with as
-// the user's message.
-func (t *turn) checkForm(prior []store.Message) (string, error) {
+// formAnswers renders the answers to the form the last turn ended with as
+// the user's message, with the message req carries besides, at most max
+// bytes.
+func formAnswers(prior []store.Message, req Request, max int) (string, error) {
 	last, ok := lastTurn(prior)
 	i := -1
 	if ok {
-		i = slices.IndexFunc(last.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Form && b.ID == t.req.Form.ID })
+		i = slices.IndexFunc(last.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Form && b.ID == req.Form.ID })
 	}
 	if i < 0 {
 		return "", conflict("form", "That form is no longer waiting for answers.", errors.New("no such pending form"))
@@ -260,15 +120,15 @@ func (t *turn) checkForm(prior []store.Message) (string, error) {
 	if err := json.Unmarshal(last.Blocks[i].Data, &f); err != nil {
 		return "", wrap(CodeInternal, "form", fmt.Errorf("stored form: %w", err))
 	}
-	text, err := renderAnswers(f, t.req.Form.Values)
+	text, err := renderAnswers(f, req.Form.Values)
 	if err != nil {
 		return "", &Error{Code: CodeInvalidRequest, Op: "form", Err: err, Message: "The answers are not valid: " + err.Error() + "."}
 	}
-	if msg := strings.TrimSpace(t.req.Message); msg != "" {
+	if msg := strings.TrimSpace(req.Message); msg != "" {
 		text += "\n\n" + msg
 	}
-	if len(text) > t.e.cfg.MaxMessageBytes {
-		return "", wrap(CodeTooLarge, "form", fmt.Errorf("answers are %d bytes, limit %d", len(text), t.e.cfg.MaxMessageBytes))
+	if len(text) > max {
+		return "", wrap(CodeTooLarge, "form", fmt.Errorf("answers are %d bytes, limit %d", len(text), max))
 	}
 	return text, nil
 }
@@ -300,13 +160,13 @@ func WaitingOn(msgs []store.Message) Waiting {
 	return w
 }
 
-// checkDecision validates a decision before anything is written: the
+// checkDecision validates a decision of u before anything is written: the
 // proposal exists and is u's (else CodeNotFound, so tokens of other users
-// are indistinguishable from made-up ones), belongs to this thread, is
-// still pending and unexpired (else CodeConflict), and for an apply, u may
-// still use the tool. It does not consume the token; consume does.
-func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
-	e := t.e
+// are indistinguishable from made-up ones), belongs to thread th, is still
+// pending, unexpired and not on a superseded message (else CodeConflict),
+// and for an apply, u may still use the tool. It does not consume the
+// token; consume does.
+func (c *continuation) checkDecision(ctx context.Context, e *Engine, u parley.User, th store.Thread, superseded map[string]bool, d *Decision) error {
 	notFound := func(err error) error {
 		return &Error{Code: CodeNotFound, Op: "decide", Err: err, Message: "That approval does not exist."}
 	}
@@ -319,11 +179,11 @@ func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
 		return notFound(err)
 	case err != nil:
 		return wrap(CodeInternal, "decide", err)
-	case p.UserID != t.u.ID:
+	case p.UserID != u.ID:
 		return notFound(fmt.Errorf("proposal of user %q", p.UserID))
-	case p.ThreadID != t.thread.ID:
+	case p.ThreadID != th.ID:
 		return conflict("decide", "That approval belongs to another conversation.", errors.New("proposal of another thread"))
-	case t.cont.superseded[p.MessageID]:
+	case superseded[p.MessageID]:
 		return conflict("decide", "That approval was for a part of the conversation that has since been edited.", errors.New("proposal of a superseded message"))
 	}
 	if err := decidable(p, e.cfg.Now()); err != nil {
@@ -336,18 +196,17 @@ func (t *turn) checkDecision(ctx context.Context, d *Decision) error {
 	if argsHash(p.Args) != p.ArgsHash {
 		return wrap(CodeInternal, "decide", errors.New("stored arguments do not match their hash"))
 	}
-	t.cont.decision = &p
-	t.cont.decided = store.ProposalDeclined
+	c.decision, c.decided = &p, store.ProposalDeclined
 	if !d.Apply {
 		return nil
 	}
-	t.cont.decided = store.ProposalApplied
-	o, ok := e.lookupTool(ctx, t.u, p.Tool)
+	c.decided = store.ProposalApplied
+	o, ok := e.lookupTool(ctx, u, p.Tool)
 	if !ok {
 		return &Error{Code: CodeForbidden, Op: "decide", Err: fmt.Errorf("tool %q no longer available to the user", p.Tool),
 			Message: "You can no longer apply that action."}
 	}
-	t.cont.tool = o
+	c.tool = o
 	return nil
 }
 
@@ -371,11 +230,11 @@ func decidable(p store.Proposal, now time.Time) error {
 
 // consume decides the proposal in the store, atomically: of concurrent
 // decisions on one token, one wins and the others get CodeConflict.
-func (t *turn) consume(ctx context.Context) error {
-	p, err := t.e.cfg.Store.DecideProposal(ctx, t.cont.decision.Token, t.cont.decided, t.e.cfg.Now())
+func (c *continuation) consume(ctx context.Context, e *Engine) error {
+	p, err := e.cfg.Store.DecideProposal(ctx, c.decision.Token, c.decided, e.cfg.Now())
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		if derr := decidable(p, t.e.cfg.Now()); derr != nil {
+		if derr := decidable(p, e.cfg.Now()); derr != nil {
 			return derr
 		}
 		return conflict("decide", "That action was already decided.", err)
@@ -384,8 +243,33 @@ func (t *turn) consume(ctx context.Context) error {
 	case err != nil:
 		return wrap(CodeInternal, "decide", err)
 	}
-	*t.cont.decision = p
+	*c.decision = p
 	return nil
+}
+
+// reopen gives a decided card back when nothing ran: the turn could not be
+// written, and the user may decide again once the store recovers.
+func (c *continuation) reopen(ctx context.Context, e *Engine, threadID string, cause error) {
+	if c.decision == nil || c.decision.DecidedAt == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+	defer cancel()
+	if err := e.cfg.Store.ReopenProposal(rctx, c.decision.Token, *c.decision.DecidedAt); err != nil {
+		e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written and the proposal could not be reopened; its tool did not run",
+			"thread", threadID, "tool", c.decision.Tool, "err", cause, "reopen_err", err)
+	}
+}
+
+// quietly reports whether the turn may go on although the quota refused it
+// (err): a decision is still carried out and reported, without a model
+// call, and err says why.
+func (c *continuation) quietly(err error) bool {
+	if c.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
+		return false
+	}
+	c.quiet = err
+	return true
 }
 
 // decisionNote is the user's side of a decision turn, written by the
@@ -397,71 +281,73 @@ func decisionNote(p *store.Proposal, status store.ProposalStatus) string {
 	return "I decline: " + p.Summary + ". Do not do it."
 }
 
-// runDecision carries out a consumed decision at the start of the turn:
-// an apply runs the tool once, with the stored arguments; a decline runs
-// nothing. Either way the model sees its proposed call answered, so it can
-// acknowledge the outcome, never claim one that did not happen.
-func (t *turn) runDecision(ctx context.Context, emit func(blocks.Block)) {
-	p := t.cont.decision
-	c := providers.ToolCall{ID: p.CallID, Name: p.Tool, Args: p.Args}
-	if c.ID == "" {
-		c.ID = "call_" + truncate(p.Token, 8)
-	}
-	var r tools.Result
-	var d time.Duration
-	approval := approvalDeclined
-	if t.cont.decided == store.ProposalApplied {
-		approval = approvalUser
-		r, d = t.invoke(ctx, t.cont.tool, c, true)
-		t.cont.applied = r.OK
-	} else {
-		r = tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
-		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
-	}
-	t.answerCall(ctx, outcome{call: c, result: r, took: d, via: "chat", approval: approval, audit: true, data: approval == approvalUser}, emit)
-}
-
-// answerCall records a call that an earlier turn left waiting and its
-// result: blocks for the user, both halves for the model, an audit row.
-func (t *turn) answerCall(ctx context.Context, o outcome, emit func(blocks.Block)) {
-	t.out.called("", []providers.ToolCall{o.call})
-	t.answer(ctx, o, emit)
-}
-
-// reportDecision ends a decision turn that may not call the model (the user
-// is out of budget): the server states the outcome, and a warning says why
-// the assistant does not answer.
-func (t *turn) reportDecision(emit func(blocks.Block)) {
-	text := "Declined: " + t.cont.decision.Summary + "."
+// resume carries out, at the start of the turn, what the last turn left
+// waiting: a consumed decision, or the client's results. Each call is
+// recorded with its answer, so the model sees its proposed call answered
+// and can acknowledge the outcome, never claim one that did not happen.
+func (t *turn) resume(ctx context.Context, emit func(blocks.Block)) {
+	var answers []outcome
 	switch {
-	case t.cont.decided == store.ProposalApplied && t.cont.applied:
-		text = "Done: " + t.cont.decision.Summary + "."
-	case t.cont.decided == store.ProposalApplied:
-		text = "This did not work: " + t.cont.decision.Summary + "."
+	case t.cont.decision != nil:
+		answers = []outcome{t.cont.decide(ctx, &t.actor)}
+	case len(t.cont.clientCalls) > 0:
+		answers = t.cont.clientAnswers(ctx, &t.actor)
 	}
-	emit(blocks.Block{Kind: blocks.Warning, Content: userMessage(t.cont.quiet)})
-	emit(blocks.Block{Kind: blocks.Markdown, Content: text})
-	t.out.say(text)
-	t.out.end(FinishQuota)
+	for _, o := range answers {
+		t.out.called("", []providers.ToolCall{o.call})
+		t.answer(ctx, o, emit)
+	}
 }
 
-// pendingProposals are the cards of a thread whose messages are prior that
-// still wait for a decision. A thread that never showed a card costs no
-// query. A failure only costs the prompt its reminder, so it is logged.
-func (e *Engine) pendingProposals(ctx context.Context, threadID string, prior []store.Message) []store.Proposal {
-	if !slices.ContainsFunc(prior, func(m store.Message) bool {
-		return slices.ContainsFunc(m.Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Confirm })
-	}) {
-		return nil
+// decide carries out the decision: an apply runs the tool once, with the
+// stored arguments, as a; a decline runs nothing.
+func (c *continuation) decide(ctx context.Context, a *actor) outcome {
+	p := c.decision
+	call := providers.ToolCall{ID: p.CallID, Name: p.Tool, Args: p.Args}
+	if call.ID == "" {
+		call.ID = "call_" + truncate(p.Token, 8)
 	}
-	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
-	if err != nil {
-		e.cfg.Logger.Warn("assistant: list proposals", "thread", threadID, "err", err)
-		return nil
+	if c.decided != store.ProposalApplied {
+		r := tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
+		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
+		return outcome{call: call, result: r, via: "chat", approval: approvalDeclined, audit: true}
 	}
-	now := e.cfg.Now()
-	e.withdrawSuperseded(ctx, ps, prior)
-	return slices.DeleteFunc(ps, func(p store.Proposal) bool {
-		return p.Status != store.ProposalPending || !now.Before(p.ExpiresAt)
-	})
+	r, took := a.invoke(ctx, c.tool, call, true)
+	c.applied = r.OK
+	return outcome{call: call, result: r, took: took, via: "chat", approval: approvalUser, audit: true, data: true}
+}
+
+// clientAnswers answers the pending client calls with what the client
+// posted; a call the client left out is answered with an error. Outputs
+// pass the guard like tool arguments (a.clientResult), and answer scans
+// them as documents, like any tool's data.
+func (c *continuation) clientAnswers(ctx context.Context, a *actor) []outcome {
+	var out []outcome
+	for _, b := range c.clientCalls {
+		call := providers.ToolCall{ID: b.ID, Name: b.Name, Args: b.Data}
+		if len(call.Args) == 0 {
+			call.Args = json.RawMessage(`{}`)
+		}
+		i := slices.IndexFunc(c.results, func(r ToolResult) bool { return r.ID == b.ID })
+		r := tools.Fail(tools.CodeInternal, "The user's application returned no result for this call.")
+		if i >= 0 {
+			r = a.clientResult(ctx, call, c.results[i].Output)
+		}
+		out = append(out, outcome{call: call, result: r, via: "client", audit: true, data: i >= 0})
+	}
+	return out
+}
+
+// report is how a decision turn that may not call the model ends (the
+// user is out of budget): the server states the outcome in text, and
+// warning says why the assistant does not answer.
+func (c *continuation) report() (warning, text string) {
+	text = "Declined: " + c.decision.Summary + "."
+	switch {
+	case c.decided == store.ProposalApplied && c.applied:
+		text = "Done: " + c.decision.Summary + "."
+	case c.decided == store.ProposalApplied:
+		text = "This did not work: " + c.decision.Summary + "."
+	}
+	return userMessage(c.quiet), text
 }

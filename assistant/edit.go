@@ -19,10 +19,53 @@ import (
 // appended after them and continues the branch that ends before the
 // replaced message. Cards shown by superseded turns are withdrawn.
 
-// replacing finds the user message the turn replaces, among prior (the
-// thread's messages), and for a regeneration the text to send again.
-func (t *turn) replacing(prior []store.Message) (target store.Message, text string, err error) {
-	req := t.req
+// edit is what an edit or a regeneration replaces: a value, read-only once
+// admit has it.
+type edit struct {
+	replaces *store.Message // the user message replaced; nil: the turn edits nothing
+	text     string         // the text that replaces it: the new message, or for a regeneration the same
+	retitle  bool           // it is the first user message, and the title is automatic
+	// superseded are the ids of the thread's superseded messages, those
+	// this edit supersedes included.
+	superseded map[string]bool
+	changes    []change // made by turns an edit replaced, which still stand
+}
+
+// editOf reads what req replaces among prior, the messages of thread th.
+func (e *Engine) editOf(ctx context.Context, th store.Thread, prior []store.Message, req Request) (edit, error) {
+	var ed edit
+	if req.Replaces != "" || req.Regenerate {
+		target, text, err := replacing(prior, req)
+		if err != nil {
+			return edit{}, err
+		}
+		ed.replaces, ed.text = &target, text
+		if first := !slices.ContainsFunc(prior, func(m store.Message) bool {
+			return m.Role == store.RoleUser && m.SupersededAt == nil && m.Seq < target.Seq
+		}); first && !req.Regenerate {
+			// The title follows the new text unless the user set it: it was
+			// taken from the old text, or written by the model from it.
+			byUser, err := e.titledByUser(ctx, th.ID)
+			if err != nil {
+				return edit{}, err
+			}
+			ed.retitle = !byUser
+		}
+	}
+	ed.superseded = supersededIDs(prior, ed.replaces)
+	// A change made by a turn this one or an earlier edit replaced still
+	// stands: the model is told, and what was known before it is stale.
+	ed.changes = changesMade(prior, ed.superseded, e.readOnly)
+	return ed, nil
+}
+
+// withdraws reports whether a card the thread shows is withdrawn by this
+// edit: it is on a message the edit supersedes.
+func (ed *edit) withdraws(p store.Proposal) bool { return ed.superseded[p.MessageID] }
+
+// replacing finds the user message req replaces, among prior (the
+// thread's messages), and the text that replaces it.
+func replacing(prior []store.Message, req Request) (target store.Message, text string, err error) {
 	if req.Regenerate {
 		// The last user message of the current branch that carried text.
 		for _, m := range slices.Backward(prior) {
@@ -55,16 +98,16 @@ func supersededIDs(prior []store.Message, target *store.Message) map[string]bool
 	return ids
 }
 
-// withdrawCards declines the cards still pending on messages the turn
-// superseded: the conversation they belonged to is gone. A failure is
-// logged; a card left pending is refused when decided (see checkDecision).
-func (t *turn) withdrawCards(ctx context.Context) {
-	for _, p := range t.prompt.pending {
-		if t.cont.superseded[p.MessageID] {
-			t.e.withdraw(ctx, p)
+// withdrawCards declines the pending cards the edit withdraws, once the
+// turn that makes it is written: the conversation they belonged to is
+// gone. A failure is logged; a card left pending is refused when decided
+// (see checkDecision).
+func (e *Engine) withdrawCards(ctx context.Context, ed *edit, pending []store.Proposal) {
+	for _, p := range pending {
+		if ed.withdraws(p) {
+			e.withdraw(ctx, p)
 		}
 	}
-	t.prompt.pending = slices.DeleteFunc(t.prompt.pending, func(p store.Proposal) bool { return t.cont.superseded[p.MessageID] })
 }
 
 // withdrawSuperseded declines, and marks declined in ps, the pending cards
@@ -95,8 +138,8 @@ type change struct {
 
 // changesMade lists the changes made by the replies of prior whose ids are
 // in superseded (this turn's edit included), oldest first: calls of tools
-// that are not Read tools, answered with success.
-func (t *turn) changesMade(prior []store.Message, superseded map[string]bool) []change {
+// that are not Read tools (readOnly), answered with success.
+func changesMade(prior []store.Message, superseded map[string]bool, readOnly func(name string) bool) []change {
 	var out []change
 	for _, m := range prior {
 		if !superseded[m.ID] || m.Role != store.RoleAssistant || len(m.ModelMessages) == 0 {
@@ -115,7 +158,7 @@ func (t *turn) changesMade(prior []store.Message, superseded map[string]bool) []
 				}
 			case providers.Tool:
 				name, ok := calls[pm.ToolCallID]
-				if !ok || isMetaTool(name) || t.e.readOnly(name) || !resultOK(pm.Content) {
+				if !ok || isMetaTool(name) || readOnly(name) || !resultOK(pm.Content) {
 					continue
 				}
 				var r struct {

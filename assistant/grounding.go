@@ -65,19 +65,20 @@ type grounded struct {
 	screen screening    // how its title and text reach the model
 }
 
-// ground authorizes and loads the turn's references: the request's, then
-// the mentions found in the user's text, without repeats, at most
-// MaxEntities.
-func (t *turn) ground(ctx context.Context) {
-	cfg := &t.e.cfg
-	refs := append([]EntityRef(nil), t.req.Entities...)
+// ground authorizes and loads the references of a turn of u on thread
+// threadID ("" for one not yet created): the request's, then the mentions
+// found in the user's text, without repeats, at most MaxEntities.
+func (e *Engine) ground(ctx context.Context, u parley.User, threadID string, requested []EntityRef, text string) []grounded {
+	cfg := &e.cfg
+	refs := append([]EntityRef(nil), requested...)
 	if cfg.Mentions != nil {
-		for _, r := range cfg.Mentions(ctx, t.u, t.in.verdict.Redacted) {
+		for _, r := range cfg.Mentions(ctx, u, text) {
 			if validRef(r) {
 				refs = append(refs, r)
 			}
 		}
 	}
+	var out []grounded
 	seen := map[EntityRef]bool{}
 	total := 0
 	for _, r := range refs {
@@ -86,28 +87,29 @@ func (t *turn) ground(ctx context.Context) {
 		}
 		seen[r] = true
 		g := grounded{ref: r}
-		if ent, ok := t.resolve(ctx, r); ok && total < maxEntityTotal {
+		if ent, ok := e.resolve(ctx, u, threadID, r); ok && total < maxEntityTotal {
 			// Title and text are scanned as one document: either may carry
 			// a planted instruction. The title is one line, so the first
 			// line break splits them again.
 			title := plainLine(ent.Title, 100)
 			text := truncate(strings.ToValidUTF8(ent.Text, "\uFFFD"), min(MaxEntityBytes, maxEntityTotal-total))
 			var doc string
-			doc, g.scan, g.screen = t.e.checkContext(ctx, title+"\n"+text)
+			doc, g.scan, g.screen = e.checkContext(ctx, title+"\n"+text)
 			ent.Title, ent.Text, _ = strings.Cut(doc, "\n")
 			total += len(ent.Text)
 			g.entity = &ent
 		}
-		t.prompt.entities = append(t.prompt.entities, g)
+		out = append(out, g)
 	}
+	return out
 }
 
-// resolve loads one reference if the user may read it.
-func (t *turn) resolve(ctx context.Context, r EntityRef) (Entity, bool) {
-	cfg := &t.e.cfg
-	if err := cfg.Authorizer.Authorize(ctx, t.u, Action{Kind: ReadEntity, Entity: &r}); err != nil {
+// resolve loads one reference if u may read it.
+func (e *Engine) resolve(ctx context.Context, u parley.User, threadID string, r EntityRef) (Entity, bool) {
+	cfg := &e.cfg
+	if err := cfg.Authorizer.Authorize(ctx, u, Action{Kind: ReadEntity, Entity: &r}); err != nil {
 		data, _ := json.Marshal(map[string]string{"type": r.Type, "id": r.ID})
-		ev := store.AuditEvent{Kind: AuditEntityDenied, ActorID: t.u.ID, ThreadID: t.thread.ID, Data: data}
+		ev := store.AuditEvent{Kind: AuditEntityDenied, ActorID: u.ID, ThreadID: threadID, Data: data}
 		if aerr := cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); aerr != nil {
 			cfg.Logger.Error("assistant: audit a denied entity", "err", aerr)
 		}
@@ -116,7 +118,7 @@ func (t *turn) resolve(ctx context.Context, r EntityRef) (Entity, bool) {
 	if cfg.ResolveEntity == nil {
 		return Entity{}, false
 	}
-	ent, err := cfg.ResolveEntity(ctx, t.u, r)
+	ent, err := cfg.ResolveEntity(ctx, u, r)
 	if err != nil {
 		if !errors.Is(err, ErrNotFound) {
 			cfg.Logger.Warn("assistant: resolve entity", "type", r.Type, "err", err)

@@ -2,10 +2,8 @@ package assistant
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
-	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/store"
 )
@@ -25,21 +23,6 @@ const (
 	// "action", "categories"}.
 	AuditGuardContext = "guard.context"
 )
-
-// rejectionPrompt is what the model sees instead of a blocked message: the
-// categories only, never the user's text.
-const rejectionPrompt = "The user's last message was withheld by a security filter and you cannot see it. " +
-	"It appeared to contain: %s. Tell the user briefly and politely that you cannot process that message, " +
-	"and suggest they send it again without that content. Do not guess what the message said."
-
-// input is what the user says this turn, as the guard left it.
-type input struct {
-	text        string       // the message, the form answers or a decision note
-	verdict     guard.Result // the guard's verdict on text; Redacted is what is stored
-	pageContext string       // the page context as the model may see it; "" when withheld
-	pageScan    guard.Result // the document scan of the page context, for the audit
-	page        screening    // how the page context reaches the model
-}
 
 // checkInput runs the input guard on a user message. Nothing here reaches
 // the user or the log but categories, severity and action.
@@ -65,35 +48,6 @@ func verdict(r guard.Result, checked bool) store.GuardVerdict {
 		Categories:         r.Categories(),
 		ExcludeFromHistory: r.Injection() >= guard.Medium,
 	}
-}
-
-// modelInput is the user's message as the model sees it: the redacted text,
-// or for a blocked message a rejection prompt naming only the categories.
-func (t *turn) modelInput() string {
-	switch t.in.verdict.Action {
-	case guard.Block:
-		return fmt.Sprintf(rejectionPrompt, strings.Join(humanCategories(t.in.verdict), ", "))
-	case guard.Redact:
-		return t.in.verdict.Redacted
-	}
-	return t.in.text
-}
-
-// inputWarning is the notice the user sees about their own message, if any.
-func inputWarning(r guard.Result) (blocks.Block, bool) {
-	cats := strings.Join(humanCategories(r), ", ")
-	var msg string
-	switch r.Action {
-	case guard.Block:
-		msg = "Your message was not sent to the assistant because it appears to contain " + cats + "."
-	case guard.Redact:
-		msg = "Parts of your message that look like " + cats + " were hidden from the assistant."
-	case guard.Warn:
-		msg = "Your message appears to contain " + cats + ". Avoid sharing personal data with the assistant."
-	default:
-		return blocks.Block{}, false
-	}
-	return blocks.Block{Kind: blocks.Warning, Content: msg}, true
 }
 
 // humanCategories names a result's categories for people.

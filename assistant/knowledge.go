@@ -129,6 +129,16 @@ func (k *knowledge) lookup(key string, notBefore time.Time) (*fact, bool) {
 	return f, true
 }
 
+// start rebuilds what a turn knows from the replay of the thread's branch
+// past: readOnly tells Read tools. A change a turn an edit replaced made
+// still stands (changes), and makes what was known before it stale.
+func (k *knowledge) start(past []stretch, readOnly func(name string) bool, changes []change) {
+	k.rebuild(past, readOnly)
+	if n := len(changes); n > 0 {
+		k.forgetBefore(changes[n-1].at)
+	}
+}
+
 // rebuild learns from the tool calls of the thread's current branch past,
 // oldest first. A Mutate or Destructive call that ran, or a call to a tool
 // that is not a Read tool of the registry (readOnly), makes everything

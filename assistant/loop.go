@@ -2,7 +2,6 @@ package assistant
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
@@ -10,9 +9,6 @@ import (
 )
 
 const persistTimeout = 10 * time.Second
-
-// relayBuffer is how many blocks the worker may run ahead of the consumer.
-const relayBuffer = 64
 
 // finalRoundNote is appended to the system prompt of the forced last call.
 const finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
@@ -28,105 +24,121 @@ const cutOffNote = "The answer reached its length limit and was cut off."
 // tools, then, if the model is still calling tools, one call with no tools
 // that must answer.
 func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
-	if t.blocked() && t.e.cfg.GuardRejection != "" {
+	switch {
+	case t.in.blocked() && t.e.cfg.GuardRejection != "":
 		emit(blocks.Block{Kind: blocks.Markdown, Content: t.e.cfg.GuardRejection})
 		t.out.end(FinishBlocked)
 		return
-	}
-	if t.stopped() {
+	case t.stop.stopped():
 		// Stopped while a decision or the client's results were carried
 		// out: no model call to pay for.
-		t.out.fail(t.stopErr())
+		t.out.fail(t.stop.err())
+		return
+	case t.cont.quiet != nil:
+		warning, text := t.cont.report()
+		emit(blocks.Block{Kind: blocks.Warning, Content: warning})
+		emit(blocks.Block{Kind: blocks.Markdown, Content: text})
+		t.out.say(text)
+		t.out.end(FinishQuota)
 		return
 	}
-	if t.cont.quiet != nil {
-		t.reportDecision(emit)
+	history, ok := t.history(ctx)
+	if !ok {
 		return
 	}
-	if !t.blocked() {
-		t.compact(t.stop.ctx)
-		if t.stopped() {
-			t.out.fail(t.stopErr())
-			return
-		}
-		t.prompt.system = t.systemPrompt()
-	}
-	system := t.prompt.system
-	history := t.prompt.history
-	if t.blocked() {
-		history = nil // the rejection is written from the categories alone
-	}
+	system, stable := t.prompt.system()
 	base := history
-	if in := t.modelInput(); in != "" {
+	if in := t.in.forModel(); in != "" {
 		// A turn that only carries client tool results has no user text.
 		base = append(history, providers.Message{Role: providers.User, Content: in})
-	}
-	stable := 0
-	if i := strings.Index(system, scopeBoundary); i >= 0 {
-		stable = i + len(scopeBoundary)
 	}
 	for round := 0; ; round++ {
 		defs := t.tools.defs() // search_tools may have loaded more
 		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
-		msgs := append(base[:len(base):len(base)], t.out.msgs...)
-		var req *providers.Request
-		switch {
-		case final && len(defs) > 0:
-			req = t.conn.request(turnCall, system+finalRoundNote, stable, msgs, nil)
-		case final:
-			req = t.conn.request(turnCall, system, stable, msgs, nil)
-		default:
-			req = t.conn.request(turnCall, system, stable, msgs, defs)
+		sys, offer := system, defs
+		if final {
+			offer = nil
+			if len(defs) > 0 {
+				sys += finalRoundNote
+			}
 		}
+		req := t.conn.request(turnCall, sys, stable, append(base[:len(base):len(base)], t.out.msgs...), offer)
 		text, calls, err := t.conn.stream(ctx, modelCall{req: req, out: &t.out, emit: emit, stop: &t.stop,
 			waiting: blocks.MetaInfo{ThreadID: t.thread.ID, MessageID: t.reply.ID}})
-		if len(calls) > 0 && !t.stopped() {
-			// The reported usage may reach the cap only at the end of the
-			// call: then no tools run for it and the model is called no more.
-			t.out.spent()
-		}
-		if t.out.capped && !t.stopped() {
-			// The turn wrote all it may: keep the text, drop calls that
-			// would run on a cut-off answer, say so, and end here.
-			t.out.say(text)
-			emit(blocks.Block{Kind: blocks.Warning, Content: cutOffNote})
-			t.out.end(FinishLength)
-			return
-		}
-		if t.stopped() {
-			t.out.say(text)
-			t.out.fail(t.stopErr())
-			return
-		}
-		if err != nil {
-			t.out.say(text)
-			t.out.fail(providerErr(err))
-			return
-		}
-		if final || len(calls) == 0 {
-			// A forced final answer that still calls tools keeps only its text:
-			// calls without results must never reach the replayed history.
-			t.out.say(text)
-			if len(calls) > 0 {
-				t.out.end(FinishStop) // the calls were dropped; nothing waits on them
-			}
-			if !t.out.textSeen {
-				// The model said nothing the user can read; a turn always ends with text.
-				emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})
-				t.out.end(FinishEmpty)
-			}
+		if ends(&t.out, &t.stop, text, calls, err, final, emit) {
 			return
 		}
 		calls = t.out.uniqueIDs(calls, round)
 		t.out.called(text, calls)
 		end, reason := t.runTools(t.stop.ctx, calls, emit)
-		if t.stopped() {
-			t.out.fail(t.stopErr())
+		switch {
+		case t.stop.stopped():
+			t.out.fail(t.stop.err())
 			return
-		}
-		if end {
+		case end:
 			t.out.end(reason)
 			return
 		}
 	}
+}
+
+// history plans what the turn replays, compacted to the room the first
+// call leaves, and completes the system prompt with the running summary.
+// A blocked message's rejection is written from the categories alone: no
+// history. It reports false when the turn was stopped meanwhile.
+func (t *turn) history(ctx context.Context) ([]providers.Message, bool) {
+	if t.in.blocked() {
+		t.prompt.withSummary(t.thread.Summary)
+		return nil, true
+	}
+	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(t.in.forModel()), defs: t.tools.defs()}
+	c := t.e.compact(t.stop.ctx, t.conn, &t.stop, t.thread, t.adm.past, historyBudget(t.conn, f))
+	t.out.charge(c.usage)
+	if t.stop.stopped() {
+		t.out.fail(t.stop.err())
+		return nil, false
+	}
+	t.prompt.withSummary(c.summary)
+	return c.history, true
+}
+
+// ends takes the outcome of a model call that made calls (or, final, was
+// the last the turn may make) into out, and reports whether it ends the
+// turn: the output cap was reached, the turn was stopped, the call failed,
+// or it made no calls that will run.
+func ends(out *transcript, stop *stopper, text string, calls []providers.ToolCall, err error, final bool, emit func(blocks.Block)) bool {
+	if len(calls) > 0 && !stop.stopped() {
+		// The reported usage may reach the cap only at the end of the call:
+		// then no tools run for it and the model is called no more.
+		out.spent()
+	}
+	switch {
+	case out.capped && !stop.stopped():
+		// The turn wrote all it may: keep the text, drop calls that would
+		// run on a cut-off answer, say so, and end here.
+		out.say(text)
+		emit(blocks.Block{Kind: blocks.Warning, Content: cutOffNote})
+		out.end(FinishLength)
+	case stop.stopped():
+		out.say(text)
+		out.fail(stop.err())
+	case err != nil:
+		out.say(text)
+		out.fail(providerErr(err))
+	case final || len(calls) == 0:
+		// A forced final answer that still calls tools keeps only its text:
+		// calls without results must never reach the replayed history.
+		out.say(text)
+		if len(calls) > 0 {
+			out.end(FinishStop) // the calls were dropped; nothing waits on them
+		}
+		if !out.textSeen {
+			// The model said nothing the user can read; a turn always ends with text.
+			emit(blocks.Block{Kind: blocks.Markdown, Content: noAnswer})
+			out.end(FinishEmpty)
+		}
+	default:
+		return false
+	}
+	return true
 }

@@ -7,98 +7,113 @@ import (
 	"fmt"
 
 	"github.com/parleyhq/parley"
-	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
-// defaultOutputEstimate is the output a turn is assumed to need when
-// Config.MaxOutputTokens leaves the provider's default in force.
-const defaultOutputEstimate = 1024
-
-// reserve checks the spend cap and holds the turn's estimated tokens, before
-// anything is persisted or sent to the model: a refused turn costs nothing
-// and leaves no trace.
-func (t *turn) reserve(ctx context.Context) error {
-	cfg := &t.e.cfg
+// reserve checks u's spend cap on key and holds estimate tokens of u's
+// quota, before anything is persisted or sent to the model: a refused turn
+// costs nothing and leaves no trace. It returns nil without a Ledger.
+func (e *Engine) reserve(ctx context.Context, u parley.User, key quota.SpendKey, estimate int64) (*quota.Hold, error) {
+	cfg := &e.cfg
 	now := cfg.Now()
 	if cfg.SpendLedger != nil && cfg.SpendCap.Enabled() {
-		if err := cfg.SpendLedger.Allow(ctx, t.spendKey(), cfg.SpendCap, now); err != nil {
+		if err := cfg.SpendLedger.Allow(ctx, key, cfg.SpendCap, now); err != nil {
 			if errors.Is(err, quota.ErrSpendCapExceeded) {
-				return wrap(CodeSpendCapExceeded, "spend cap", err)
+				return nil, wrap(CodeSpendCapExceeded, "spend cap", err)
 			}
-			return wrap(CodeInternal, "spend cap", err)
+			return nil, wrap(CodeInternal, "spend cap", err)
 		}
 	}
 	if cfg.Ledger == nil {
-		return nil
+		return nil, nil
 	}
-	h, err := cfg.Ledger.Reserve(ctx, t.u.ID, t.estimate(), now)
+	h, err := cfg.Ledger.Reserve(ctx, u.ID, estimate, now)
 	if err != nil {
 		if ee, ok := errors.AsType[*quota.ExceededError](err); ok {
-			return &Error{Code: CodeQuotaExceeded, Op: "reserve quota", Err: err, Message: t.e.quotaMessage(t.u, ee)}
+			return nil, &Error{Code: CodeQuotaExceeded, Op: "reserve quota", Err: err, Message: e.quotaMessage(u, ee)}
 		}
-		return wrap(CodeInternal, "reserve quota", err)
+		return nil, wrap(CodeInternal, "reserve quota", err)
 	}
-	t.hold = &h
-	return nil
+	return &h, nil
 }
 
-// estimate is what one model call of this turn may cost: the prompt at about
-// four characters a token, plus the output allowance. Later tool rounds
-// re-send the prompt, so a turn may use more than it reserved; Settle
-// charges what was used (see quota.Ledger on bounded overshoot).
-func (t *turn) estimate() int64 {
-	n := len(t.prompt.system) + len(t.req.Message)
-	for _, s := range after(t.prompt.past, t.thread.SummaryThrough) { // the history before compaction
-		for _, m := range s.msgs {
-			n += len(m.Content)
-			for _, c := range m.ToolCalls {
-				n += len(c.Name) + len(c.Args)
-			}
-		}
-	}
-	out := t.conn.maxOutput
-	if out == 0 {
-		out = defaultOutputEstimate
-	}
-	return int64(n/4 + out)
-}
-
-// release gives the hold back when the turn never reached the model.
-func (t *turn) release(ctx context.Context) {
-	if t.hold == nil {
+// release gives a hold back when its turn never reached the model.
+func (e *Engine) release(ctx context.Context, u parley.User, h *quota.Hold) {
+	if h == nil {
 		return
 	}
-	if err := t.e.cfg.Ledger.Release(ctx, *t.hold); err != nil {
-		t.e.cfg.Logger.Error("assistant: release quota", "user", t.u.ID, "hold", t.hold.ID, "err", err)
+	if err := e.cfg.Ledger.Release(ctx, *h); err != nil {
+		e.cfg.Logger.Error("assistant: release quota", "user", u.ID, "hold", h.ID, "err", err)
 	}
-	t.hold = nil
 }
 
-func (t *turn) spendKey() quota.SpendKey {
-	return quota.SpendKey{Connection: t.conn.name, Principal: t.u.ID}
+// spendKey is where u's use of connection c is recorded.
+func spendKey(c *conn, u parley.User) quota.SpendKey {
+	return quota.SpendKey{Connection: c.name, Principal: u.ID}
 }
 
-// estimatedUsage stands in for a model call whose server reported no usage,
-// so quotas still count it: four characters a token, both ways.
-func estimatedUsage(req *providers.Request, text string, calls []providers.ToolCall) providers.Usage {
-	in := len(req.System)
-	for _, m := range req.Messages {
-		in += len(m.Content)
-		for _, c := range m.ToolCalls {
-			in += len(c.Name) + len(c.Args)
+// charge counts used tokens against u's quota and spend on key: a turn's,
+// through its hold h, which the actual usage replaces, or a title's, with
+// no hold. It runs after the reply is written, whatever ended the turn, on
+// a fresh persistTimeout, retrying transient failures, so a hold is never
+// left open to be swept without its usage.
+func (e *Engine) charge(ctx context.Context, u parley.User, h *quota.Hold, key quota.SpendKey, used int64) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
+	defer cancel()
+	cfg := &e.cfg
+	if cfg.Ledger != nil && (h != nil || used > 0) {
+		if err := e.settle(ctx, u.ID, h, used); err != nil {
+			hold := ""
+			if h != nil {
+				hold = h.ID
+			}
+			cfg.Logger.Error("assistant: settle quota", "user", u.ID, "hold", hold, "tokens", used, "err", err)
 		}
 	}
-	for _, d := range req.Tools {
-		in += len(d.Name) + len(d.Description) + len(d.Parameters)
+	if cfg.SpendLedger != nil && used > 0 {
+		// Not retried: Record adds to a total, and a try that failed after
+		// its commit would count the spend twice.
+		if err := cfg.SpendLedger.Record(ctx, key, used, cfg.Now()); err != nil {
+			cfg.Logger.Error("assistant: record spend", "user", u.ID, "tokens", used, "err", err)
+		}
 	}
-	out := len(text)
-	for _, c := range calls {
-		out += len(c.Name) + len(c.Args)
-	}
-	return providers.Usage{InputTokens: int64(in / 4), OutputTokens: int64((out + 3) / 4)}
 }
+
+// settle replaces hold h of userID by the tokens used. Without a hold, or
+// when it expired and was swept while the turn ran, the tokens are charged
+// through a hold of nothing: they were still used. (After a failed try the
+// hold may be gone because that try settled it: never charge twice.)
+func (e *Engine) settle(ctx context.Context, userID string, h *quota.Hold, used int64) error {
+	l := e.cfg.Ledger
+	if h != nil {
+		failed := false // an earlier try failed, and may have settled all the same
+		err := retry(ctx, func() error {
+			err := l.Settle(ctx, *h, used)
+			if errors.Is(err, quota.ErrHoldNotFound) {
+				return errHoldGone
+			}
+			failed = failed || err != nil
+			return err
+		})
+		if !errors.Is(err, errHoldGone) {
+			return err
+		}
+		if failed {
+			return nil
+		}
+	}
+	return retry(ctx, func() error {
+		h, err := l.Reserve(ctx, userID, 0, e.cfg.Now())
+		if err != nil {
+			return err
+		}
+		return l.Settle(ctx, h, used)
+	})
+}
+
+// errHoldGone: Settle found the hold no longer open.
+var errHoldGone = errors.New("hold not open")
 
 // quotaMessage words a quota refusal for u.
 func (e *Engine) quotaMessage(u parley.User, ee *quota.ExceededError) string {

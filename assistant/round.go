@@ -202,7 +202,7 @@ func (t *turn) settle(ctx context.Context, calls []providers.ToolCall, round []c
 			clientCalled = true
 			continue
 		case planPropose:
-			if t.stopped() {
+			if t.stop.stopped() {
 				round[i].result = tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for.")
 				break
 			}

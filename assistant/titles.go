@@ -9,7 +9,6 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
-	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -34,18 +33,13 @@ const (
 	titleInputBytes = 2000             // of the question, and of the answer, sent to the title call
 )
 
-// startTitle begins naming the thread in the background after its first
-// answer, if the Engine generates titles and the turn ended with one.
-func (t *turn) startTitle() {
-	if !t.e.cfg.GenerateTitles || !t.firstTurn || t.out.err != nil || t.blocked() || t.stopped() {
+// startTitle begins naming thread th in the background after its first
+// answer, from the user's question and the answer, if the Engine
+// generates titles and the answer says something.
+func (e *Engine) startTitle(c *conn, u parley.User, th store.Thread, question, answer string) {
+	if !e.cfg.GenerateTitles || strings.TrimSpace(answer) == "" {
 		return
 	}
-	answer := t.out.answerText()
-	if strings.TrimSpace(answer) == "" {
-		return
-	}
-	e, u, th, question := t.e, t.u, t.thread, t.in.verdict.Redacted
-	c := t.conn
 	e.running.add()
 	go func() {
 		defer e.running.done()
@@ -62,7 +56,7 @@ func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th stor
 		Role: providers.User, Content: "User: " + truncate(question, titleInputBytes) + "\n\nAssistant: " + truncate(answer, titleInputBytes),
 	}}, nil)
 	text, usage, err := c.complete(ctx, req)
-	e.charge(ctx, u, c, usage)
+	e.charge(ctx, u, nil, spendKey(c, u), usage.Total())
 	title := sanitizeTitle(text)
 	if err != nil || title == "" {
 		e.cfg.Logger.Info("assistant: no model title; keeping the heuristic one", "thread", th.ID, "err", err)
@@ -74,30 +68,6 @@ func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th stor
 	}
 	if err := e.cfg.Store.RenameThread(ctx, th.ID, title); err != nil && !errors.Is(err, store.ErrNotFound) {
 		e.cfg.Logger.Error("assistant: store the model's title", "thread", th.ID, "err", err)
-	}
-}
-
-// charge counts tokens used outside a turn against the user's quota and
-// spend, as a turn's settle does.
-func (e *Engine) charge(ctx context.Context, u parley.User, c *conn, usage providers.Usage) {
-	used := usage.Total()
-	if used <= 0 {
-		return
-	}
-	cfg := &e.cfg
-	if cfg.Ledger != nil {
-		h, err := cfg.Ledger.Reserve(ctx, u.ID, 0, cfg.Now())
-		if err == nil {
-			err = cfg.Ledger.Settle(ctx, h, used)
-		}
-		if err != nil {
-			cfg.Logger.Error("assistant: charge title tokens", "user", u.ID, "tokens", used, "err", err)
-		}
-	}
-	if cfg.SpendLedger != nil {
-		if err := cfg.SpendLedger.Record(ctx, quota.SpendKey{Connection: c.name, Principal: u.ID}, used, cfg.Now()); err != nil {
-			cfg.Logger.Error("assistant: record title spend", "user", u.ID, "tokens", used, "err", err)
-		}
 	}
 }
 

@@ -6,49 +6,38 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
-	"sync"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
-	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
-// turn is the state of one Stream call, from validation to the final write,
-// as a few named parts: actor (who and where; the steps every tool call
-// takes), conn (the model connection), in (the screened input: admit fills
-// it, screen scans it), prompt, tools, cont (what the last turn left
-// waiting), out (the transcript), writes and stop. begin runs admit,
-// reserve, screen and write in order; the worker runs the loop, then
-// persist and settle.
+// turn is one Stream call, from validation to the final write. It drives:
+// begin, the first write, run and work pass values between its parts,
+// each of which writes only its own fields, in its own file (see doc.go,
+// "How a turn is built").
 type turn struct {
-	actor       // the Engine, the user and the thread
-	conn  *conn // the model connection and its limits
-	req   Request
-	user  store.Message // persisted user message
-	reply store.Message // persisted assistant placeholder, filled as the turn runs
-
-	in     input        // what the user says this turn, as screened
-	prompt prompt       // the system prompt and the history replayed to the model
-	tools  toolbox      // the tools offered this turn, and what their calls did so far
-	know   knowledge    // what the thread's tool calls returned
-	cont   continuation // what the turn answers that the last one left waiting
-
-	// out is what the turn says: to the user, to the store and to the model.
-	out  transcript
-	hold *quota.Hold // the open quota reservation, until settled or released
-
-	firstTurn bool // the thread had no messages before this turn: a title may follow
-	fresh     bool // the turn creates its thread
-
-	writes replyWrites // orders the reply's writes
-	stop   stopper     // how the turn is told to stop
+	actor                   // the Engine, the user and the thread: the one tool-call site (actor.go)
+	conn      *conn         // the model connection and its limits; read-only (conn.go, stream.go)
+	adm       admission     // what the turn builds on; read-only (admit.go)
+	in        input         // what the user says, as screened; read-only (input.go)
+	cont      continuation  // what the turn answers that the last one left waiting (continuation.go)
+	prompt    prompt        // the system prompt, as sections (prompt.go)
+	tools     toolbox       // what the model may call, and the gate state (toolbox.go)
+	know      knowledge     // what the thread's tool calls returned (knowledge.go)
+	out       transcript    // what the turn says: blocks, model messages, outcome (transcript.go)
+	hold      *quota.Hold   // the open quota reservation (quota.go)
+	user      store.Message // the user message stored by the first write
+	reply     store.Message // the assistant placeholder stored with it
+	firstTurn bool          // the thread had no messages before: a title may follow
+	stop      stopper       // how the turn is told to stop (cancel.go)
+	writes    replyWrites   // the reply's later writes (persist.go)
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
-// check that can refuse the request, then the atomic write of the user
-// message and the assistant placeholder. Nothing is persisted on refusal.
+// check that can refuse the request, then the first write. Nothing is
+// persisted on refusal.
 //
 // The cheap refusals come first: authorization, the request's shape and
 // sizes, the per-user cap on turns in flight, then the quota, and only then
@@ -69,32 +58,40 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			e.inFlight.release(u.ID) // a turn that starts releases it when it ends
 		}
 	}()
-	t := &turn{actor: actor{e: e, u: u}, req: req}
-	prior, scan, err := t.admit(ctx)
+	adm, err := e.admit(ctx, u, req)
 	if err != nil {
 		return nil, err
 	}
+	t := &turn{actor: actor{e: e, u: u, thread: adm.thread}, adm: adm, cont: adm.cont}
 	// The connection, model and settings are chosen once, here: nothing
-	// later reads them from Config.
-	t.conn = e.connFor(ctx, u, &req)
-	t.out.init(t.conn.maxTurnTokens, t.conn.maxTurnBytes, prior, t.prompt.past)
-	// The quota is reserved before the guard scans anything, on an estimate
-	// from the prompt as it would be unscanned (the page context is already
-	// cut): a user out of allowance costs no scan.
-	// Computed before any write: it consults the host's Registry and
-	// Authorizer, and a failure there must leave nothing behind.
-	t.tools = e.newToolbox(ctx, u, req.Page, req.Autonomous, t.prompt.past)
-	t.prompt.system = t.systemPrompt()
-	if err := t.reserve(ctx); err != nil {
-		if t.cont.decision == nil || !errors.Is(err, ErrQuotaExceeded) && !errors.Is(err, ErrSpendCapExceeded) {
+	// later reads them from Config. The tools are computed before any
+	// write: they consult the host's Registry and Authorizer, and a
+	// failure there must leave nothing behind.
+	t.conn = e.connFor(ctx, u, &adm.req)
+	t.tools = e.newToolbox(ctx, u, adm.req.Page, adm.req.Autonomous, adm.past)
+	t.know.start(adm.past, e.readOnly, adm.edit.changes)
+	t.out.init(t.conn.maxTurnTokens, t.conn.maxTurnBytes, adm.prior, adm.past)
+	deciding := ""
+	if t.cont.decision != nil {
+		deciding = t.cont.decision.Token
+	}
+	t.prompt.build(e, u, &t.adm, &t.tools, deciding)
+	// The quota is reserved before the guard scans anything, on what the
+	// first call will send: a user out of allowance costs no scan.
+	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(adm.text), defs: t.tools.defs()}
+	if t.hold, err = e.reserve(ctx, u, spendKey(t.conn, u), reservation(t.conn, f, e.unscreenedRoom(adm.req), &t.adm)); err != nil {
+		// The user may still decide a card when out of budget: the
+		// decision is carried out and reported without a model call.
+		if !t.cont.quietly(err) {
 			return nil, err
 		}
-		// The user may still decide a card when out of budget: the decision
-		// is carried out and reported without a model call.
-		t.cont.quiet = err
 	}
-	t.screen(ctx, scan, prior)
-	if err := t.write(ctx, prior); err != nil {
+	t.in = e.screen(ctx, u, &t.adm)
+	if t.in.blocked() {
+		t.tools.empty(e)
+	}
+	t.prompt.screened(&t.in, e.cfg.MaxPageContextBytes)
+	if err := t.write(ctx); err != nil {
 		return nil, err
 	}
 	// The new message supersedes a turn still running on the thread: here
@@ -106,113 +103,122 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 }
 
 // write is the turn's first write, all or nothing: the decision's token is
-// consumed, the thread created (or its stale cancel cleared), and the user
-// message and the assistant placeholder appended together. On failure it
-// releases the hold, gives a consumed card back and removes a thread it
-// created.
-func (t *turn) write(ctx context.Context, prior []store.Message) error {
-	e, req := t.e, t.req
+// consumed, the thread created (or named, or its stale cancel cleared), and
+// the user message and the assistant placeholder appended together. On
+// failure it releases the hold, gives a consumed card back and removes a
+// thread it created.
+func (t *turn) write(ctx context.Context) error {
+	e, adm := t.e, &t.adm
 	fail := func(err error) error {
-		if t.cont.decision != nil && t.cont.decision.DecidedAt != nil {
-			// Decided, but nothing ran: give the card back so the user can
-			// decide again once the store recovers.
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
-			if rerr := e.cfg.Store.ReopenProposal(rctx, t.cont.decision.Token, *t.cont.decision.DecidedAt); rerr != nil {
-				e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written and the proposal could not be reopened; its tool did not run",
-					"thread", t.thread.ID, "tool", t.cont.decision.Tool, "err", err, "reopen_err", rerr)
-			}
-			cancel()
-		}
-		t.release(context.WithoutCancel(ctx))
-		if t.fresh && t.thread.ID != "" {
-			t.discardThread(ctx)
+		t.cont.reopen(ctx, e, t.thread.ID, err)
+		e.release(context.WithoutCancel(ctx), t.u, t.hold)
+		t.hold = nil
+		if adm.fresh && t.thread.ID != "" {
+			e.discardThread(ctx, t.thread.ID)
 		}
 		return err
 	}
 	if t.cont.decision != nil {
 		// The token is consumed before the turn is written: a decision that
 		// loses a race, or comes twice, leaves nothing behind.
-		if err := t.consume(ctx); err != nil {
+		if err := t.cont.consume(ctx, e); err != nil {
 			return fail(err)
 		}
 	}
-	if t.fresh {
-		t.thread = store.Thread{ID: req.ThreadID, OwnerID: t.u.ID, Title: heuristicTitle(t.in.verdict.Redacted)}
-		if err := e.cfg.Store.CreateThread(ctx, &t.thread); err != nil {
-			t.thread.ID = ""
-			if errors.Is(err, store.ErrConflict) {
-				return fail(conflict("create thread", "That conversation id is taken.", err))
-			}
-			return fail(wrap(CodeInternal, "create thread", err))
-		}
+	th, first, err := e.openThread(ctx, t.u, adm, t.in.stored())
+	t.actor, t.firstTurn = actor{e: e, u: t.u, thread: th}, first
+	if err != nil {
+		return fail(err)
 	}
-	t.firstTurn = t.thread.LastSeq == 0
-	if t.cont.retitle {
-		// An edit of the first message: a title made from the text the
-		// user edited away goes with it. (A title the user set stays.)
-		t.firstTurn, t.thread.Title = true, ""
-	}
-	if t.firstTurn && t.thread.Title == "" {
-		// A draft from NewThread, or a first message edited: named by
-		// its (new) first message.
-		title := heuristicTitle(t.in.verdict.Redacted)
-		if err := e.cfg.Store.RenameThread(ctx, t.thread.ID, title); err != nil {
-			return fail(e.storeErr("name thread", err))
-		}
-		t.thread.Title = title
-	}
-	if req.ThreadID != "" && t.thread.CancelRequestedAt != nil {
-		// A cancel aimed at an earlier turn must not stop this one.
-		if err := e.cfg.Store.ClearCancel(ctx, t.thread.ID); err != nil {
-			return fail(e.storeErr("clear cancel", err))
-		}
-	}
-	// The stored text is redacted: credentials and personal data the guard
-	// found never reach the store.
-	t.user = store.Message{ThreadID: t.thread.ID, Role: store.RoleUser, Status: store.StatusComplete,
-		Content: t.in.verdict.Redacted, Guard: verdict(t.in.verdict, e.guard != nil)}
-	t.reply = store.Message{ThreadID: t.thread.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
-	if t.cont.replaces != nil {
-		t.user.Replaces = t.cont.replaces.ID
-	}
-	switch {
-	case t.cont.decision != nil:
-		t.user.Source = store.SourceDecision
-	case req.Form != nil:
-		t.user.Source = store.SourceForm
-	case len(req.ToolResults) > 0 && req.Message == "":
-		t.user.Source = store.SourceToolResults
-	}
-	if len(req.ToolResults) > 0 || req.Form != nil {
-		// Answer the last turn at most once: the append fails if anything
-		// was added to the thread since it was read, here or elsewhere.
-		t.user.Seq = prior[len(prior)-1].Seq + 1
-	}
+	t.user = userMessageRow(adm, &t.in, th.ID, e.guard != nil)
+	t.reply = store.Message{ThreadID: th.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
 	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
-		if errors.Is(err, store.ErrConflict) && t.user.Seq != 0 {
+		switch {
+		case errors.Is(err, store.ErrConflict) && t.user.Seq != 0:
 			return fail(conflict("persist turn", "That was already answered.", err))
-		}
-		if errors.Is(err, store.ErrConflict) && t.user.Replaces != "" {
+		case errors.Is(err, store.ErrConflict) && t.user.Replaces != "":
 			return fail(conflict("persist turn", "That message was already replaced.", err))
 		}
 		return fail(e.storeErr("persist turn", err))
 	}
-	if t.cont.replaces != nil {
-		t.withdrawCards(context.WithoutCancel(ctx))
+	if adm.edit.replaces != nil {
+		e.withdrawCards(context.WithoutCancel(ctx), &adm.edit, adm.pending)
 	}
 	return nil
 }
 
-// blocked reports whether the input guard refused the message.
-func (t *turn) blocked() bool { return t.in.verdict.Action >= guard.Block }
+// openThread readies the thread a turn of u writes to: created for a fresh
+// turn, named after the user's stored text when it has no title (a draft
+// from NewThread, or a first message edited), its stale cancel cleared. It
+// returns the thread (on failure, as far as it got: with its id once
+// created) and whether this is its first turn.
+func (e *Engine) openThread(ctx context.Context, u parley.User, adm *admission, text string) (store.Thread, bool, error) {
+	th := adm.thread
+	if adm.fresh {
+		th = store.Thread{ID: adm.req.ThreadID, OwnerID: u.ID, Title: heuristicTitle(text)}
+		if err := e.cfg.Store.CreateThread(ctx, &th); err != nil {
+			th.ID = ""
+			if errors.Is(err, store.ErrConflict) {
+				return th, false, conflict("create thread", "That conversation id is taken.", err)
+			}
+			return th, false, wrap(CodeInternal, "create thread", err)
+		}
+	}
+	first := th.LastSeq == 0
+	if adm.edit.retitle {
+		// An edit of the first message: a title made from the text the
+		// user edited away goes with it. (A title the user set stays.)
+		first, th.Title = true, ""
+	}
+	if first && th.Title == "" {
+		title := heuristicTitle(text)
+		if err := e.cfg.Store.RenameThread(ctx, th.ID, title); err != nil {
+			return th, first, e.storeErr("name thread", err)
+		}
+		th.Title = title
+	}
+	if adm.req.ThreadID != "" && th.CancelRequestedAt != nil {
+		// A cancel aimed at an earlier turn must not stop this one.
+		if err := e.cfg.Store.ClearCancel(ctx, th.ID); err != nil {
+			return th, first, e.storeErr("clear cancel", err)
+		}
+	}
+	return th, first, nil
+}
 
-// discardThread deletes the thread begin created for a turn that was then
+// userMessageRow is the user message a turn stores on thread threadID: the
+// text as the guard redacted it (credentials and personal data it found
+// never reach the store), its verdict, and what it answers or replaces.
+func userMessageRow(adm *admission, in *input, threadID string, guarded bool) store.Message {
+	m := store.Message{ThreadID: threadID, Role: store.RoleUser, Status: store.StatusComplete,
+		Content: in.stored(), Guard: verdict(in.verdict, guarded)}
+	if adm.edit.replaces != nil {
+		m.Replaces = adm.edit.replaces.ID
+	}
+	req := &adm.req
+	switch {
+	case adm.cont.decision != nil:
+		m.Source = store.SourceDecision
+	case req.Form != nil:
+		m.Source = store.SourceForm
+	case len(req.ToolResults) > 0 && req.Message == "":
+		m.Source = store.SourceToolResults
+	}
+	if len(req.ToolResults) > 0 || req.Form != nil {
+		// Answer the last turn at most once: the append fails if anything
+		// was added to the thread since it was read, here or elsewhere.
+		m.Seq = adm.prior[len(adm.prior)-1].Seq + 1
+	}
+	return m
+}
+
+// discardThread deletes a thread begin created for a turn that was then
 // refused, so no empty thread is left behind.
-func (t *turn) discardThread(ctx context.Context) {
+func (e *Engine) discardThread(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
-	if err := t.e.cfg.Store.DeleteThread(ctx, t.thread.ID); err != nil {
-		t.e.cfg.Logger.Error("assistant: remove empty thread", "thread", t.thread.ID, "err", err)
+	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
+		e.cfg.Logger.Error("assistant: remove empty thread", "thread", id, "err", err)
 	}
 }
 
@@ -224,87 +230,42 @@ func (t *turn) discardThread(ctx context.Context) {
 // block, while the worker drains the model's stream for usage and writes
 // the partial answer on its own.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.e.cfg.TurnTimeout)
-	t.stop.ctx, t.stop.cancel = context.WithCancelCause(wctx)
-	t.writes.first, t.stop.stored = make(chan struct{}, 1), make(chan struct{})
+	e := t.e
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.TurnTimeout)
+	t.stop.start(wctx)
+	t.writes.start(e, t.reply)
 	// A stopped turn's reply is stored as the user's stream ends, not after
 	// the drain; the AfterFunc also fires, harmlessly, when the turn ends.
-	var once sync.Once
-	stopStored := func() { once.Do(func() { close(t.stop.stored) }) }
 	unstop := context.AfterFunc(t.stop.ctx, func() {
-		defer stopStored()
-		t.stopWrite()
+		defer t.stop.markStored()
+		t.writes.stopWrite(&t.out, t.stop.err())
 	})
-	t.e.live.add(t)
+	e.live.add(t.thread.ID, &t.stop)
 	unlink := func() bool { return false }
-	if t.e.cfg.CancelOnDetach {
+	if e.cfg.CancelOnDetach {
 		unlink = context.AfterFunc(ctx, cancel)
 	}
-	out := make(chan blocks.Block, relayBuffer)
-	detached := make(chan struct{})
+	r := newRelay(&t.stop)
 	go func() {
-		// Closing out comes before cancel: a relay that sees the turn's
-		// context end then always finds out closed if the turn finished.
-		defer t.e.running.done()
-		defer t.e.inFlight.release(t.u.ID)
+		// Closing the relay comes before cancel: a relay that sees the
+		// turn's context end then always finds it closed if the turn
+		// finished.
+		defer e.running.done()
+		defer e.inFlight.release(t.u.ID)
 		defer unlink()
 		defer cancel()
-		defer close(out)
-		defer stopStored()
+		defer r.close()
+		defer t.stop.markStored()
 		defer unstop()
-		defer t.e.live.remove(t)
-		t.work(wctx, func(b blocks.Block) {
-			select {
-			case out <- b:
-				if len(out) == 0 {
-					// A waiting consumer took it directly: let it run now
-					// rather than when this goroutine next blocks.
-					runtime.Gosched()
-				}
-				return
-			default:
-			}
-			// The consumer is behind. Wait for it, unless it left or the turn
-			// was stopped: a stopped turn never waits on a stalled reader.
-			select {
-			case out <- b:
-			case <-detached:
-			case <-t.stop.ctx.Done():
-			}
-		})
+		defer e.live.remove(t.thread.ID, &t.stop)
+		t.work(wctx, r.send)
 	}()
-	defer close(detached)
-	for {
-		select {
-		case b, ok := <-out:
-			if !ok {
-				return
-			}
-			if !yield(b) || b.Kind == blocks.Error {
-				if t.e.cfg.CancelOnDetach {
-					cancel()
-				}
-				return
-			}
-		case <-t.stop.ctx.Done():
-			// Deliver what was produced before the stop. If the turn has
-			// finished, that is everything; if it is still draining, end the
-			// stream now with the stop's error, the block the worker persists.
-			for {
-				select {
-				case b, ok := <-out:
-					if !ok || !yield(b) || b.Kind == blocks.Error {
-						return
-					}
-					continue
-				default:
-				}
-				break
-			}
-			yield(t.e.errorBlock(t.stopErr()))
-			return
+	detach := func() {
+		if e.cfg.CancelOnDetach {
+			cancel()
 		}
 	}
+	r.forward(yield, detach, func() blocks.Block { return e.errorBlock(t.stop.err()) })
 }
 
 // work runs the turn to completion and persists it, whatever happens.
@@ -314,36 +275,32 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		Connection: t.conn.name, Model: t.conn.model,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
-	t.auditContext(ctx)
+	t.auditContext(ctx, &t.in)
 	firstKept := false
 	keep := func(b blocks.Block) {
 		t.out.keep(b)
-		// Signal after the add: a checkpoint taken on the signal must
+		// Signal after the keep: a checkpoint taken on the signal must
 		// hold the block, or it writes an empty reply and the next one is
 		// a heartbeat away.
 		if !firstKept { // keep runs on the worker goroutine only
 			firstKept = true
-			t.writes.first <- struct{}{} // buffered; watch checkpoints
+			t.writes.kept()
 		}
 		emit(b)
 	}
 	record := func(b blocks.Block) {
-		if t.stopped() {
-			// The user's stream ended with the stop; keep the stored reply
-			// equal to what they saw.
-			return
+		if !t.stop.stopped() { // the user's stream ended with the stop: the stored reply stays what they saw
+			keep(b)
 		}
-		keep(b)
 	}
-	if w, ok := inputWarning(t.in.verdict); ok {
+	if w, ok := t.in.warning(); ok {
 		record(w)
 	}
 	func() {
-		done := make(chan struct{})
-		watched := make(chan struct{})
+		done, watched := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(watched)
-			t.watch(ctx, done)
+			t.stop.watch(ctx, t.e, t.reply, t.writes.first, func() { t.writes.checkpoint(ctx, &t.out, &t.stop) }, done)
 		}()
 		defer func() {
 			close(done)
@@ -356,20 +313,19 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		}()
 		// What a decision or the client's results did is stored even if the
 		// turn is stopped meanwhile: it happened, and the thread must say so.
-		switch {
-		case t.cont.decision != nil:
-			t.runDecision(t.stop.ctx, keep)
-		case len(t.cont.clientCalls) > 0:
-			t.runToolResults(t.stop.ctx, keep)
-		}
+		t.resume(t.stop.ctx, keep)
 		t.loop(ctx, record)
 	}()
-	t.persist(ctx)
-	// The quota is settled after the reply is written, on a window of its
+	if err := t.writes.persist(ctx, &t.out); err != nil {
+		t.out.fail(err)
+	}
+	// The quota is charged after the reply is written, on a window of its
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
-	t.settleQuota(ctx)
-	t.startTitle()
+	t.e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), t.out.usage.Total())
+	if t.firstTurn && t.out.err == nil && !t.in.blocked() && !t.stop.stopped() {
+		t.e.startTitle(t.conn, t.u, t.thread, t.in.stored(), t.out.answerText())
+	}
 	if t.out.err != nil {
 		emit(t.e.errorBlock(t.out.err))
 		return
@@ -378,4 +334,79 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID,
 		InputTokens: t.out.usage.InputTokens, OutputTokens: t.out.usage.OutputTokens, Finish: t.out.finish,
 	}})
+}
+
+// relayBuffer is how many blocks the worker may run ahead of the consumer.
+const relayBuffer = 64
+
+// relay hands the worker's blocks to the consumer. The worker never waits
+// on a consumer that left, nor, once the turn is stopped, on a stalled
+// one.
+type relay struct {
+	out      chan blocks.Block
+	detached chan struct{} // closed when the consumer leaves
+	stop     *stopper
+}
+
+func newRelay(stop *stopper) *relay {
+	return &relay{out: make(chan blocks.Block, relayBuffer), detached: make(chan struct{}), stop: stop}
+}
+
+// send hands b on; the worker calls it.
+func (r *relay) send(b blocks.Block) {
+	select {
+	case r.out <- b:
+		if len(r.out) == 0 {
+			// A waiting consumer took it directly: let it run now rather
+			// than when this goroutine next blocks.
+			runtime.Gosched()
+		}
+		return
+	default:
+	}
+	// The consumer is behind. Wait for it, unless it left or the turn was
+	// stopped: a stopped turn never waits on a stalled reader.
+	select {
+	case r.out <- b:
+	case <-r.detached:
+	case <-r.stop.done():
+	}
+}
+
+// close ends the worker's side: it has sent everything.
+func (r *relay) close() { close(r.out) }
+
+// forward yields the blocks until the worker closes the relay, yield
+// returns false (detach is called) or an error block passes. When the
+// turn is stopped it delivers what was produced before the stop and ends
+// with stopBlock: if the turn has finished that is everything; if it is
+// still draining, the stream ends now, with the block the worker persists.
+func (r *relay) forward(yield func(blocks.Block) bool, detach func(), stopBlock func() blocks.Block) {
+	defer close(r.detached)
+	for {
+		select {
+		case b, ok := <-r.out:
+			if !ok {
+				return
+			}
+			if !yield(b) || b.Kind == blocks.Error {
+				detach()
+				return
+			}
+		case <-r.stop.done():
+			for {
+				select {
+				case b, ok := <-r.out:
+					if !ok || !yield(b) || b.Kind == blocks.Error {
+						return
+					}
+					continue
+				default:
+				}
+				break
+			}
+			yield(stopBlock())
+			return
+		}
+	}
 }

@@ -201,17 +201,3 @@ func withheldContext(r guard.Result, what string) string {
 	return what + " was withheld: a security check found text in it that reads like instructions aimed at the assistant. " +
 		"Do not guess what it said."
 }
-
-// auditContext audits the page context and entity texts this turn
-// withheld (those with a High or Critical finding: see auditGuard). It runs
-// once the thread exists.
-func (t *turn) auditContext(ctx context.Context) {
-	if t.in.page == screenWithhold {
-		t.auditGuard(ctx, AuditGuardContext, t.in.pageScan, map[string]string{"source": "page_context"})
-	}
-	for _, g := range t.prompt.entities {
-		if g.screen == screenWithhold {
-			t.auditGuard(ctx, AuditGuardContext, g.scan, map[string]string{"source": "entity", "type": g.ref.Type, "id": g.ref.ID})
-		}
-	}
-}

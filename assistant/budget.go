@@ -1,0 +1,130 @@
+package assistant
+
+import "github.com/parleyhq/parley/providers"
+
+// The one token estimator. A turn sizes what it sends the model before a
+// server can say: for the quota's reservation, for the history's budget,
+// and for the usage of a call the server reports none for. Each is an
+// estimate at about four bytes a token, rounded up, with messageOverhead
+// tokens for each message and each tool definition beyond its text.
+
+const messageOverhead = 4 // tokens a message costs beyond its text
+
+// defaultOutputEstimate is the output a turn is assumed to need when the
+// connection leaves the provider's default in force.
+const defaultOutputEstimate = 1024
+
+func tokensOf(s string) int { return tokensIn(len(s)) }
+
+// tokensIn estimates the tokens of n bytes of text.
+func tokensIn(n int) int { return (n + 3) / 4 }
+
+// messageTokens estimates the tokens of model messages.
+func messageTokens(msgs []providers.Message) int {
+	n := 0
+	for _, m := range msgs {
+		n += messageOverhead + tokensOf(m.Content)
+		for _, c := range m.ToolCalls {
+			n += tokensOf(c.Name) + tokensOf(string(c.Args)) + messageOverhead
+		}
+	}
+	return n
+}
+
+// toolDefTokens estimates what the tool definitions add to a request.
+func toolDefTokens(defs []providers.ToolDef) int {
+	n := 0
+	for _, d := range defs {
+		n += tokensOf(d.Name) + tokensOf(d.Description) + tokensOf(string(d.Parameters)) + messageOverhead
+	}
+	return n
+}
+
+// stretchTokens estimates the tokens of the stretches' messages.
+func stretchTokens(ss []stretch) int {
+	n := 0
+	for _, s := range ss {
+		n += messageTokens(s.msgs)
+	}
+	return n
+}
+
+// summaryCost is what the summary adds to the system prompt, in tokens.
+func summaryCost(summary string) int { return tokensOf(summarySection(summary)) }
+
+// requestTokens estimates the input of a model call.
+func requestTokens(req *providers.Request) int {
+	return tokensOf(req.System) + messageTokens(req.Messages) + toolDefTokens(req.Tools)
+}
+
+// estimatedUsage stands in for a model call whose server reported no
+// usage, so quotas still count it: its request, and the text and calls it
+// wrote.
+func estimatedUsage(req *providers.Request, text string, calls []providers.ToolCall) providers.Usage {
+	out := tokensOf(text)
+	for _, c := range calls {
+		out += tokensOf(c.Name) + tokensOf(string(c.Args))
+	}
+	return providers.Usage{InputTokens: int64(requestTokens(req)), OutputTokens: int64(out)}
+}
+
+// firstCall is what a turn's first model call sends besides the replayed
+// history, in tokens: the system prompt without the summary, the user's
+// input and the tool definitions.
+type firstCall struct {
+	system, input int // tokens
+	defs          []providers.ToolDef
+}
+
+// tokens is the call's size without the history.
+func (f firstCall) tokens() int { return f.system + f.input + toolDefTokens(f.defs) }
+
+// historyBudget is how many tokens the replayed history (and the summary)
+// may take in the turn's first model call on c: the window less f, the
+// reply, room for this turn's own tool rounds (a quarter of the window)
+// and a margin for the estimate (a twentieth).
+func historyBudget(c *conn, f firstCall) int {
+	w := c.window
+	return w - f.tokens() - c.replyReserve() - w/4 - w/20
+}
+
+// replyReserve is the room kept for the model's answer.
+func (c *conn) replyReserve() int {
+	if c.maxOutput > 0 {
+		return c.maxOutput
+	}
+	return min(c.window/8, 4096)
+}
+
+// summaryTokens bounds the running summary.
+func (c *conn) summaryTokens() int { return max(256, min(c.window/16, 2048)) }
+
+// reservation is what the quota holds for a turn on c: the prompt at
+// about four characters a token, plus the output allowance. Later tool
+// rounds re-send the prompt, so a turn may use more than it reserved;
+// Settle charges what was used (see quota.Ledger on bounded overshoot).
+func reservation(c *conn, f firstCall, contextRoom int, adm *admission) int64 {
+	n := f.system*4 + len(adm.req.Message) + len(adm.req.PageContext)
+	for _, s := range after(adm.past, adm.thread.SummaryThrough) { // the history before compaction
+		for _, m := range s.msgs {
+			n += len(m.Content)
+			for _, c := range m.ToolCalls {
+				n += len(c.Name) + len(c.Args)
+			}
+		}
+	}
+	out := c.maxOutput
+	if out == 0 {
+		out = defaultOutputEstimate
+	}
+	return int64(n/4 + out)
+}
+
+// inputTokens estimates the user's message of text: none without text (a
+// turn that only carries client tool results).
+func inputTokens(text string) int {
+	if text == "" {
+		return 0
+	}
+	return messageOverhead + tokensOf(text)
+}

@@ -1,0 +1,108 @@
+package assistant
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
+)
+
+// input is what the user says this turn, as the guard left it: a value,
+// read-only once screen returns it. Its three forms are the admitted text
+// (the message, the form answers or a decision note), what is stored
+// (stored) and what the model reads (forModel).
+type input struct {
+	text        string       // the admitted text
+	verdict     guard.Result // the guard's verdict on text; Redacted is what is stored
+	pageContext string       // the page context as the model may see it; "" when withheld
+	pageScan    guard.Result // the document scan of the page context, for the audit
+	page        screening    // how the page context reaches the model
+	entities    []grounded   // the host objects the user refers to, authorized and screened
+}
+
+// screen runs the guard on what admission let in: the user's text (unless
+// it is a note the server wrote) and the page context, and grounds the
+// entities the user refers to. Nothing of a blocked message reaches the
+// model: no entity is loaded for it.
+func (e *Engine) screen(ctx context.Context, u parley.User, adm *admission) input {
+	in := input{text: adm.text, verdict: guard.Result{Redacted: adm.text}}
+	if adm.scan {
+		in.verdict = e.checkInput(ctx, adm.text)
+	}
+	in.pageContext, in.pageScan, in.page = e.checkContext(ctx, adm.req.PageContext)
+	if !in.blocked() {
+		in.entities = e.ground(ctx, u, adm.thread.ID, adm.req.Entities, in.stored())
+	}
+	return in
+}
+
+// blocked reports whether the input guard refused the message.
+func (in *input) blocked() bool { return in.verdict.Action >= guard.Block }
+
+// stored is the text as the store keeps it, titles are made from it and
+// mentions are found in it: credentials and personal data the guard found
+// are redacted.
+func (in *input) stored() string { return in.verdict.Redacted }
+
+// rejectionPrompt is what the model sees instead of a blocked message: the
+// categories only, never the user's text.
+const rejectionPrompt = "The user's last message was withheld by a security filter and you cannot see it. " +
+	"It appeared to contain: %s. Tell the user briefly and politely that you cannot process that message, " +
+	"and suggest they send it again without that content. Do not guess what the message said."
+
+// forModel is the user's message as the model sees it: the redacted text,
+// or for a blocked message a rejection prompt naming only the categories.
+func (in *input) forModel() string {
+	switch in.verdict.Action {
+	case guard.Block:
+		return fmt.Sprintf(rejectionPrompt, strings.Join(humanCategories(in.verdict), ", "))
+	case guard.Redact:
+		return in.verdict.Redacted
+	}
+	return in.text
+}
+
+// warning is the notice the user sees about their own message, if any.
+func (in *input) warning() (blocks.Block, bool) {
+	r := in.verdict
+	cats := strings.Join(humanCategories(r), ", ")
+	var msg string
+	switch r.Action {
+	case guard.Block:
+		msg = "Your message was not sent to the assistant because it appears to contain " + cats + "."
+	case guard.Redact:
+		msg = "Parts of your message that look like " + cats + " were hidden from the assistant."
+	case guard.Warn:
+		msg = "Your message appears to contain " + cats + ". Avoid sharing personal data with the assistant."
+	default:
+		return blocks.Block{}, false
+	}
+	return blocks.Block{Kind: blocks.Warning, Content: msg}, true
+}
+
+// unscreenedRoom is the most the page context and the entities of req may
+// add to the system prompt once screened, in bytes: the page context as
+// cut, and for each reference the request names (or, with Mentions, for
+// as many as a message may find) its line and its share of the entities'
+// text. The quota is reserved on it before the guard reads them.
+func (e *Engine) unscreenedRoom(req Request) int {
+	const sectionHead, itemHead = 128, 192 // a section's heading and fence, an item's tag and title
+	n := 0
+	if req.PageContext != "" {
+		n += sectionHead + len(req.PageContext)
+	}
+	refs := len(req.Entities)
+	if e.cfg.Mentions != nil {
+		refs = MaxEntities
+	}
+	if refs > 0 {
+		n += sectionHead + refs*itemHead
+		if e.cfg.ResolveEntity != nil {
+			n += min(refs*MaxEntityBytes, maxEntityTotal)
+		}
+	}
+	return n
+}
