@@ -1,6 +1,10 @@
 package assistant
 
-import "github.com/parleyhq/parley/providers"
+import (
+	"slices"
+
+	"github.com/parleyhq/parley/providers"
+)
 
 // The one token estimator. A turn sizes what it sends the model before a
 // server can say: for the quota's reservation, for the history's budget,
@@ -9,6 +13,10 @@ import "github.com/parleyhq/parley/providers"
 // tokens for each message and each tool definition beyond its text.
 
 const messageOverhead = 4 // tokens a message costs beyond its text
+
+// resultEnvelope is about what a tool result's JSON adds to the data it
+// holds ({"ok":true,"summary":"…","data":…}).
+const resultEnvelope = 96
 
 // defaultOutputEstimate is the output a turn is assumed to need when the
 // connection leaves the provider's default in force.
@@ -99,25 +107,35 @@ func (c *conn) replyReserve() int {
 // summaryTokens bounds the running summary.
 func (c *conn) summaryTokens() int { return max(256, min(c.window/16, 2048)) }
 
-// reservation is what the quota holds for a turn on c: the prompt at
-// about four characters a token, plus the output allowance. Later tool
-// rounds re-send the prompt, so a turn may use more than it reserved;
-// Settle charges what was used (see quota.Ledger on bounded overshoot).
+// reservation is what the quota holds for a turn on c, before the guard
+// has read anything: its first model call, as admission knows it, plus
+// the output allowance. The call is f (what the user says, as admitted:
+// their message, form answers, a regenerated message or a decision note),
+// with the page context and entities still unscreened, sized by the room
+// they may take (contextRoom bytes); the summary and the history of the
+// thread's branch after it, before compaction, which may shrink it; and
+// the client calls the turn answers, with their outputs as the model will
+// read them, each cut to the connection's result budget. The call is at
+// most the window: compaction keeps it within. Later tool rounds re-send
+// the prompt, so a turn may use more than it reserved; Settle charges
+// what was used (see quota.Ledger on bounded overshoot).
 func reservation(c *conn, f firstCall, contextRoom int, adm *admission) int64 {
-	n := f.system*4 + len(adm.req.Message) + len(adm.req.PageContext)
-	for _, s := range after(adm.past, adm.thread.SummaryThrough) { // the history before compaction
-		for _, m := range s.msgs {
-			n += len(m.Content)
-			for _, c := range m.ToolCalls {
-				n += len(c.Name) + len(c.Args)
-			}
+	in := f.tokens() + tokensIn(contextRoom)
+	in += summaryCost(adm.thread.Summary) + stretchTokens(after(adm.past, adm.thread.SummaryThrough))
+	for _, b := range adm.cont.clientCalls {
+		// The call as the last turn made it, and its result as the model
+		// reads it: the output in the result's envelope, cut to budget.
+		out := resultEnvelope
+		if i := slices.IndexFunc(adm.req.ToolResults, func(r ToolResult) bool { return r.ID == b.ID }); i >= 0 {
+			out += len(adm.req.ToolResults[i].Output)
 		}
+		in += 2*messageOverhead + tokensOf(b.Name) + tokensIn(len(b.Data)) + tokensIn(min(out, c.resultBudget()))
 	}
 	out := c.maxOutput
 	if out == 0 {
 		out = defaultOutputEstimate
 	}
-	return int64(n/4 + out)
+	return int64(min(in, c.window) + out)
 }
 
 // inputTokens estimates the user's message of text: none without text (a
