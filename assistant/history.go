@@ -176,17 +176,3 @@ func persistable(turn []providers.Message, invalid map[string]bool) []providers.
 	}
 	return out
 }
-
-// heuristicTitle names a new thread after the start of its first message.
-func heuristicTitle(msg string) string {
-	words := strings.Fields(msg)
-	const maxWords, maxBytes = 8, 80
-	if len(words) > maxWords {
-		words = words[:maxWords]
-	}
-	title := truncate(strings.Join(words, " "), maxBytes)
-	if title == "" {
-		return "New chat"
-	}
-	return title
-}

@@ -99,26 +99,16 @@ func sanitizeTitle(s string) string {
 	return s
 }
 
-// NewThread returns an empty thread for u to start a conversation in: an
-// empty untitled thread among u's 50 most recently updated (a draft left by
-// an earlier "new chat") if there is one, else a new one (E6). The first
-// message on it names it. Two concurrent calls may each create one.
-func (e *Engine) NewThread(ctx context.Context, u parley.User) (store.Thread, error) {
-	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
-		return store.Thread{}, err
+// heuristicTitle names a new thread after the start of its first message.
+func heuristicTitle(msg string) string {
+	words := strings.Fields(msg)
+	const maxWords, maxBytes = 8, 80
+	if len(words) > maxWords {
+		words = words[:maxWords]
 	}
-	ts, err := e.cfg.Store.ListThreads(ctx, u.ID, store.ListOptions{})
-	if err != nil {
-		return store.Thread{}, e.storeErr("list threads", err)
+	title := truncate(strings.Join(words, " "), maxBytes)
+	if title == "" {
+		return "New chat"
 	}
-	for _, th := range ts {
-		if th.LastSeq == 0 && th.Title == "" {
-			return th, nil
-		}
-	}
-	th := store.Thread{OwnerID: u.ID}
-	if err := e.cfg.Store.CreateThread(ctx, &th); err != nil {
-		return store.Thread{}, e.storeErr("create thread", err)
-	}
-	return th, nil
+	return title
 }
