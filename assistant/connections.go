@@ -324,7 +324,7 @@ func clampFloat(v *float64, hi float64) *float64 {
 // admission: the request's model, else u's stored preference (on the same
 // connection only), else the default. A preference that cannot be read
 // is logged and passed over: the turn is answered by the default.
-func (e *Engine) connFor(ctx context.Context, u parley.User, req *Request) *conn {
+func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) *conn {
 	var pref *store.ModelPreference
 	if name, m, _ := strings.Cut(req.Model, "/"); req.Model == "" || m == "" && e.conns.find(name) >= 0 {
 		pref = e.preference(ctx, u)

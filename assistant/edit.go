@@ -102,7 +102,7 @@ func supersededIDs(prior []store.Message, target *store.Message) map[string]bool
 // turn that makes it is written: the conversation they belonged to is
 // gone. A failure is logged; a card left pending is refused when decided
 // (see checkDecision).
-func (e *Engine) withdrawCards(ctx context.Context, ed *edit, pending []store.Proposal) {
+func (e *Engine) withdrawCards(ctx context.Context, ed edit, pending []store.Proposal) {
 	for _, p := range pending {
 		if ed.withdraws(p) {
 			e.withdraw(ctx, p)

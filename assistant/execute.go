@@ -10,6 +10,7 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
 )
 
@@ -46,14 +47,14 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		return tools.Result{}, &Error{Code: CodeNotFound, Op: "execute tool", Err: errors.New("tool not offered to the user"), Message: "There is no such tool."}
 	}
 	o := offered[i]
-	a := &actor{e: e, u: u}
+	var th store.Thread
 	if req.ThreadID != "" {
-		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
-		if err != nil {
+		var err error
+		if th, err = e.thread(ctx, u, req.ThreadID, WriteThread); err != nil {
 			return tools.Result{}, err
 		}
-		a.thread = th
 	}
+	a := &actor{e: e, u: u, thread: th}
 	call := providers.ToolCall{ID: "http_" + req.Tool, Name: req.Tool, Args: req.Args}
 	if len(call.Args) == 0 {
 		call.Args = json.RawMessage(`{}`)

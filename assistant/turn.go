@@ -67,7 +67,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// later reads them from Config. The tools are computed before any
 	// write: they consult the host's Registry and Authorizer, and a
 	// failure there must leave nothing behind.
-	t.conn = e.connFor(ctx, u, &adm.req)
+	t.conn = e.connFor(ctx, u, adm.req)
 	t.tools = e.newToolbox(ctx, u, adm.req.Page, adm.req.Autonomous, adm.past)
 	t.know.start(adm.past, e.readOnly, adm.edit.changes)
 	t.out.init(t.conn.maxTurnTokens, t.conn.maxTurnBytes, adm.prior, adm.past)
@@ -142,7 +142,7 @@ func (t *turn) write(ctx context.Context) error {
 		return fail(e.storeErr("persist turn", err))
 	}
 	if adm.edit.replaces != nil {
-		e.withdrawCards(context.WithoutCancel(ctx), &adm.edit, adm.pending)
+		e.withdrawCards(context.WithoutCancel(ctx), adm.edit, adm.pending)
 	}
 	return nil
 }
@@ -195,16 +195,15 @@ func userMessageRow(adm *admission, in *input, threadID string, guarded bool) st
 	if adm.edit.replaces != nil {
 		m.Replaces = adm.edit.replaces.ID
 	}
-	req := &adm.req
 	switch {
 	case adm.cont.decision != nil:
 		m.Source = store.SourceDecision
-	case req.Form != nil:
+	case adm.req.Form != nil:
 		m.Source = store.SourceForm
-	case len(req.ToolResults) > 0 && req.Message == "":
+	case len(adm.req.ToolResults) > 0 && adm.req.Message == "":
 		m.Source = store.SourceToolResults
 	}
-	if len(req.ToolResults) > 0 || req.Form != nil {
+	if len(adm.req.ToolResults) > 0 || adm.req.Form != nil {
 		// Answer the last turn at most once: the append fails if anything
 		// was added to the thread since it was read, here or elsewhere.
 		m.Seq = adm.prior[len(adm.prior)-1].Seq + 1
