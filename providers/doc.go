@@ -14,6 +14,15 @@
 // ErrRateLimit, ...). The cause may contain provider text and must never be
 // shown to an end user; the Engine shows only a category-based message.
 //
+// # Writing a Provider
+//
+// A driver over an SDK's event stream hands the stream to Assemble with a
+// step function that yields text and reasoning deltas and records tool
+// call fragments, usage and the finish reason on an Assembler. Assemble
+// owns what every driver would otherwise repeat: tool calls assembled by
+// index under MaxToolCallBytes, the order of the closing events, the
+// error for a stream cut short, and closing the stream.
+//
 // # Concurrency
 //
 // A Provider is used by many turns at once and must be safe for concurrent

@@ -138,23 +138,6 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		// connection broke while the SDK read the error body.
 		var resp *http.Response
 		stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
-		// Closing the body is what releases the connection when the
-		// consumer stops early or the stream fails.
-		defer stream.Close()
-
-		var st streamState
-		for stream.Next() {
-			if !st.event(stream.Current(), yield) {
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			if st.usage != nil && !yield(providers.Event{Kind: providers.UsageEvent, Usage: *st.usage}, nil) {
-				return
-			}
-			yield(providers.Event{}, classify(ctx, err, resp))
-			return
-		}
-		st.finish(yield)
+		providers.Assemble(stream, event, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}
 }

@@ -121,24 +121,7 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		// {"error": "text"}), in which case the SDK reports a decode error.
 		var resp *http.Response
 		stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
-		// Closing the body is what releases the connection when the
-		// consumer stops early or the stream fails.
-		defer stream.Close()
-
-		var st streamState
-		for stream.Next() {
-			if !st.chunk(stream.Current(), yield) {
-				return
-			}
-		}
-		if err := stream.Err(); err != nil {
-			if st.usage != nil && !yield(providers.Event{Kind: providers.UsageEvent, Usage: *st.usage}, nil) {
-				return
-			}
-			yield(providers.Event{}, classify(ctx, err, resp))
-			return
-		}
-		st.finish(yield)
+		providers.Assemble(stream, chunk, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}
 }
 
