@@ -18,6 +18,40 @@
 // TurnTimeout stop a turn: the stream ends at once and the partial reply is
 // stored with its final status; the model's stream is drained for usage.
 //
+// # How a turn is built
+//
+// A turn is a driver and its parts. The driver (turn.go) only passes
+// values between them: begin admits the request, chooses the connection,
+// sets up the tools, builds the prompt, reserves the quota, screens the
+// input and makes the first write; run starts the worker, and work runs
+// the loop and the final writes. Each part's fields are written only in
+// its own file, by its own methods:
+//
+//	admit.go         admission: the validated request, the thread and its history,
+//	                 what the user says (read-only once admitted)
+//	edit.go          edit: what an edit or a regeneration replaces, the changes it leaves
+//	continuation.go  continuation: a decision or client results, checked at admission,
+//	                 carried out by resume
+//	input.go         input: the guard's verdict on the text, page context and entities
+//	prompt.go        prompt: the system prompt as sections, each built once
+//	budget.go        the one token estimator: the reservation, the history budget,
+//	                 the usage of a call the server reports none for
+//	compact.go       compaction: the history within its budget, and the summary call
+//	toolbox.go       toolbox: what the model may call, the gates on a call, search_tools
+//	round.go         one round of tool calls: gate, execute, settle; answer, the one
+//	                 path of a tool's outcome
+//	actor.go         actor: the one tool-call site (argument guard, rate limit, invoke,
+//	                 propose, result screening, audit), also used by ExecuteTool
+//	knowledge.go     knowledge: what the thread's tool calls returned, and its gate
+//	transcript.go    transcript: the only writer of what the turn says (blocks, model
+//	                 messages, usage, finish, error, the output cap)
+//	conn.go          conn: the connection's settings and the one request builder
+//	stream.go        stream: the one place a model is called (turns, summaries, titles)
+//	loop.go          the agentic loop: compaction, model calls, tool rounds
+//	persist.go       replyWrites: the heartbeat, the stop write and the final write
+//	cancel.go        stopper: cancel, supersession and timeout, and the watch
+//	quota.go         reserve, release and charge
+//
 // # Threads and feedback
 //
 // Threads lists a user's threads; Thread reads one (another user's read is
