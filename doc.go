@@ -25,7 +25,7 @@
 //	})))
 //	eng, err := assistant.New(assistant.Config{
 //		Provider:   openai.New(openai.Config{BaseURL: url, APIKey: key, Model: "gpt-4o-mini"}),
-//		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"get_time"}}},
+//		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"get_time"}},
 //		Store:      memstore.New(),
 //		Tools:      reg,
 //	})

@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -63,10 +64,12 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) 
 //
 //   - UseAssistant: allowed unless Disabled; when Enabled is non-empty the
 //     user needs one of its roles.
-//   - UseTool: Tools maps a role to the tools it grants: a tool name,
-//     "category:<name>", or "*" for every tool. The role key "*" grants to
-//     every user. A tool granted to none of the user's roles is denied; a
-//     nil Tools grants no tool at all.
+//   - UseTool: Tools maps a role to the tools it grants, and Everyone
+//     lists the tools granted to every user. A grant is a tool name,
+//     "category:<name>", or "*" for every tool ("*" means nothing else:
+//     it is not a role, and New refuses it as a key of Tools). A tool
+//     granted neither to everyone nor to one of the user's roles is
+//     denied; with neither set, no tool is granted.
 //   - ReadThread (another user's thread): a user with a Staff role.
 //   - WriteThread: the owner only.
 //   - ManageQuota, ManagePrompts: a user with a Staff role.
@@ -75,7 +78,8 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) 
 type RoleAuthorizer struct {
 	Disabled   bool                // turn the assistant off for everyone
 	Enabled    []string            // roles that may chat; empty: every user
-	Tools      map[string][]string // role ("*": every user) -> granted tools; nil: none
+	Tools      map[string][]string // role -> granted tools; nil: none
+	Everyone   []string            // tools granted to every user, whatever their roles
 	Staff      []string            // roles that may read others' threads and manage quotas and prompts
 	Autonomous []string            // roles that may run a turn without approvals; empty: nobody
 	// Entities decides ReadEntity: whether u may have ref put into the
@@ -130,7 +134,7 @@ func (r RoleAuthorizer) grants(u parley.User, spec *tools.Spec) bool {
 			return g == "*" || g == spec.Name || (spec.Category != "" && g == "category:"+spec.Category)
 		})
 	}
-	if granted(r.Tools["*"]) {
+	if granted(r.Everyone) {
 		return true
 	}
 	return slices.ContainsFunc(u.Roles, func(role string) bool { return granted(r.Tools[role]) })
@@ -142,7 +146,8 @@ func hasAny(u parley.User, roles []string) bool {
 
 // checkGrants reports the grants of a RoleAuthorizer that name no tool and
 // no category of reg: a typo there denies a tool silently, and the user
-// only sees the model fail to use it.
+// only sees the model fail to use it. A role "*" is refused too: "*" grants
+// every tool, and the tools of every user are Everyone's.
 func checkGrants(a Authorizer, reg tools.Registry) []error {
 	var r RoleAuthorizer
 	switch v := a.(type) {
@@ -164,18 +169,26 @@ func checkGrants(a Authorizer, reg tools.Registry) []error {
 		}
 	}
 	var errs []error
-	for _, role := range slices.Sorted(maps.Keys(r.Tools)) {
-		for _, g := range r.Tools[role] {
+	if _, ok := r.Tools["*"]; ok {
+		errs = append(errs, errors.New(`RoleAuthorizer.Tools has the role "*": "*" is not a role; list the tools of every user in Everyone`))
+	}
+	grants := map[string][]string{}
+	for role, gs := range r.Tools {
+		grants[fmt.Sprintf("Tools[%q]", role)] = gs
+	}
+	grants["Everyone"] = r.Everyone
+	for _, where := range slices.Sorted(maps.Keys(grants)) {
+		for _, g := range grants[where] {
 			cat, isCat := strings.CutPrefix(g, "category:")
 			switch {
 			case g == "*", isCat && cats[cat], !isCat && names[g]:
 				continue
 			case isCat:
-				errs = append(errs, fmt.Errorf("RoleAuthorizer.Tools[%q] grants %q, but no tool has the category %q", role, g, cat))
+				errs = append(errs, fmt.Errorf("RoleAuthorizer.%s grants %q, but no tool has the category %q", where, g, cat))
 			case cats[g]:
-				errs = append(errs, fmt.Errorf("RoleAuthorizer.Tools[%q] grants %q, which names no tool; for the category, grant %q", role, g, "category:"+g))
+				errs = append(errs, fmt.Errorf("RoleAuthorizer.%s grants %q, which names no tool; for the category, grant %q", where, g, "category:"+g))
 			default:
-				errs = append(errs, fmt.Errorf("RoleAuthorizer.Tools[%q] grants %q, which names no tool in Config.Tools", role, g))
+				errs = append(errs, fmt.Errorf("RoleAuthorizer.%s grants %q, which names no tool in Config.Tools", where, g))
 			}
 		}
 	}

@@ -56,7 +56,7 @@ func BenchmarkParallelReadRound(b *testing.B) {
 		}
 	})})
 	eng, err := assistant.New(assistant.Config{Provider: p, Store: memstore.New(), Tools: set, DisableGuard: true,
-		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}})
+		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -411,7 +411,7 @@ func TestConcurrentToolResultsAreAcceptedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	eng, err := assistant.New(assistant.Config{Provider: p, Store: slowReads{h.store, 50 * time.Millisecond}, Tools: h.tools,
-		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}})
+		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

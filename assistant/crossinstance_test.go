@@ -40,7 +40,7 @@ func instancesWith(t *testing.T, p providers.Provider, reg tools.Registry) (a, b
 			t.Fatal(err)
 		}
 		eng, err := assistant.New(assistant.Config{
-			Provider: p, Store: st, Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
+			Provider: p, Store: st, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 			Tools: reg, CancelPollInterval: 50 * time.Millisecond, MaxTurnsPerUser: -1,
 		})
 		if err != nil {

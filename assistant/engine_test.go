@@ -554,7 +554,7 @@ func TestParallelReadToolsRespectTheCapAndKeepCallOrder(t *testing.T) {
 	p := fake.New(turn, fake.Turn{fake.Text("ok")})
 	h := newHarness(t, p, func(c *assistant.Config) {
 		c.Tools, _ = tools.NewSet(slow)
-		c.Authorizer = assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}
+		c.Authorizer = assistant.RoleAuthorizer{Everyone: []string{"*"}}
 	})
 	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "x"})
 	if err != nil {
@@ -577,7 +577,7 @@ func TestPageSelectsToolsAndInstructionsButNeverReachesThePrompt(t *testing.T) {
 	p.SetDefault(fake.Turn{fake.Text("ok")})
 	h := newHarness(t, p, func(c *assistant.Config) {
 		c.Tools, _ = tools.NewSet(pageTool, onlyWeather(c.Tools))
-		c.Authorizer = assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}
+		c.Authorizer = assistant.RoleAuthorizer{Everyone: []string{"*"}}
 		c.PageInstructions = map[string]string{"jobs": "JOBS-PAGE-RULES"}
 		c.MaxPageContextBytes = 16
 	})

@@ -43,7 +43,7 @@ func Example() {
 	)
 	eng, err := assistant.New(assistant.Config{
 		Provider:   model,
-		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"get_weather"}}},
+		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"get_weather"}},
 		Store:      memstore.New(),
 		Tools:      reg,
 	})
@@ -113,7 +113,7 @@ func ExampleEngine_quickstart() {
 	}
 	eng, err := assistant.New(assistant.Config{
 		Provider:   openai.New(openai.Config{BaseURL: url, APIKey: key, Model: "gpt-4o-mini"}),
-		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"get_time"}}, Staff: []string{"staff"}},
+		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"get_time"}, Staff: []string{"staff"}},
 		Store:      memstore.New(),
 		Tools:      reg,
 		Logger:     slog.Default(), // refusals, model failures and misconfiguration are logged here
@@ -178,7 +178,7 @@ func ExampleEngine_Stream_approval() {
 	)
 	eng, err := assistant.New(assistant.Config{
 		Provider:   model,
-		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
+		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 		Store:      memstore.New(),
 		Tools:      reg,
 	})

@@ -93,7 +93,7 @@ func TestCancelDuringToolsIsStoredAsCancelledWithTheBlockThatStreamed(t *testing
 	p := fake.New(fake.Turn{fake.CallTool("c1", "slow", `{}`)}, fake.Turn{fake.Text("never")})
 	h := newHarness(t, p, func(c *assistant.Config) {
 		c.Tools, _ = tools.NewSet(slow)
-		c.Authorizer = assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}
+		c.Authorizer = assistant.RoleAuthorizer{Everyone: []string{"*"}}
 		c.CancelOnDetach = true
 	})
 	ctx, cancel := context.WithCancel(context.Background())

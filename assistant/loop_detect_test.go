@@ -78,7 +78,7 @@ func TestAHugeToolResultIsClampedForTheModel(t *testing.T) {
 	p := fake.New(fake.Turn{fake.CallTool("c1", "list_all", `{}`)}, fake.Turn{fake.Text("Many rows.")})
 	h := newHarness(t, p, func(c *assistant.Config) {
 		c.Tools, _ = tools.NewSet(big)
-		c.Authorizer = assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}}
+		c.Authorizer = assistant.RoleAuthorizer{Everyone: []string{"*"}}
 		c.ContextWindow = 8192 // a 4 KiB result budget
 	})
 	if _, _, err := h.collect(t, alice, assistant.Request{Message: "x"}); err != nil {

@@ -301,7 +301,7 @@ func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
 	}
 	tp := &timedProvider{Provider: openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
 	eng, err := assistant.New(assistant.Config{
-		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
+		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 	})
 	if err != nil {
 		log.Fatal(err)

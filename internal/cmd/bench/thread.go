@@ -113,7 +113,7 @@ func threadRun(turns, window int, texts []string) (threadResult, error) {
 	eng, err := assistant.New(assistant.Config{
 		Provider: model, Store: memstore.New(), Tools: set, ContextWindow: window, DisableGuard: true,
 		KnowledgeMaxAge: -1, MaxMessageBytes: 1 << 20,
-		Authorizer: assistant.RoleAuthorizer{Tools: map[string][]string{"*": {"*"}}},
+		Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 	})
 	if err != nil {
 		return res, err
