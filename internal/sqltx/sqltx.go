@@ -58,6 +58,31 @@ func Immediate(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
 	return err
 }
 
+// Write runs f in a write transaction on db and commits it; f's error
+// rolls back. On PostgreSQL it is an ordinary READ COMMITTED transaction
+// (f locks what it must). On SQLite it waits its turn in writes, the
+// component's queue of writers, then runs f after BEGIN IMMEDIATE (see
+// Immediate), so that what f reads stays true until it commits, even
+// against other processes.
+func Write(ctx context.Context, db *sql.DB, postgres bool, writes WriteLock, f func(Querier) error) error {
+	if postgres {
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if err := f(tx); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+	if err := writes.Lock(ctx); err != nil {
+		return err
+	}
+	defer writes.Unlock()
+	return Immediate(ctx, db, func(c *sql.Conn) error { return f(c) })
+}
+
 // Querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
 type Querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -81,6 +106,19 @@ func DriverDialect(drv driver.Driver) string {
 		return "sqlite"
 	case "github.com/jackc/pgx/v5/stdlib":
 		return "postgres"
+	}
+	return ""
+}
+
+// SQLState returns the SQLSTATE code of a PostgreSQL error, from a driver
+// whose errors have a SQLState method, as pgx's (and lib/pq's) do, so that
+// no Parley package imports a driver; "" for any other error.
+func SQLState(err error) string {
+	if se, ok := errors.AsType[interface {
+		error
+		SQLState() string
+	}](err); ok {
+		return se.SQLState()
 	}
 	return ""
 }

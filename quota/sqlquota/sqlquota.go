@@ -145,11 +145,7 @@ func (b *db) writeImmediate(ctx context.Context, f func(q querier) error) error 
 	if b.dialect != SQLite {
 		return b.write(ctx, f)
 	}
-	if err := b.writes.Lock(ctx); err != nil {
-		return err
-	}
-	defer b.writes.Unlock()
-	return sqltx.Immediate(ctx, b.sql, func(c *sql.Conn) error { return f(c) })
+	return sqltx.Write(ctx, b.sql, false, b.writes, f)
 }
 
 // q returns the querier for statements outside a transaction.
