@@ -66,21 +66,27 @@ func Immediate(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
 // against other processes.
 func Write(ctx context.Context, db *sql.DB, postgres bool, writes WriteLock, f func(Querier) error) error {
 	if postgres {
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if err := f(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
+		return Tx(ctx, db, func(tx *sql.Tx) error { return f(tx) })
 	}
 	if err := writes.Lock(ctx); err != nil {
 		return err
 	}
 	defer writes.Unlock()
 	return Immediate(ctx, db, func(c *sql.Conn) error { return f(c) })
+}
+
+// Tx runs f in a transaction with db's default isolation and commits it;
+// f's error rolls back.
+func Tx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // Querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
