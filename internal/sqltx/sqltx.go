@@ -128,37 +128,3 @@ func SQLState(err error) string {
 	}
 	return ""
 }
-
-// Busy reports SQLite's SQLITE_BUSY (primary code 5, any extended code),
-// from a driver whose errors have a Code method, as modernc.org/sqlite's do.
-func Busy(err error) bool {
-	c, ok := errors.AsType[interface {
-		error
-		Code() int
-	}](err)
-	return ok && c.Code()&0xff == 5
-}
-
-// SettleFresh runs f, and runs it again, up to five times in all, while it
-// fails with an error retry accepts, waiting 20, 40, 60 and 80 ms between.
-// It is for the setup a process does first on a database that others may
-// be creating at the same moment. On SQLite the connections that open a
-// fresh file at once race to switch it to WAL mode, and the losers get
-// SQLITE_BUSY (see Busy) from the connection's own setup, without the busy
-// handler; another try finds the file settled. It stops early when ctx is
-// done.
-func SettleFresh(ctx context.Context, retry func(error) bool, f func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := f()
-		if err == nil || attempt == 5 || !retry(err) || ctx.Err() != nil {
-			return err
-		}
-		t := time.NewTimer(time.Duration(attempt) * 20 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		}
-	}
-}

@@ -47,18 +47,6 @@ func retryable(err error) bool {
 	return false
 }
 
-// createRace reports whether a CREATE ... IF NOT EXISTS lost a race with
-// another transaction creating the same object (PostgreSQL checks the
-// catalog before it locks it): running the migration again finds it.
-func createRace(err error) bool {
-	switch sqltx.SQLState(err) {
-	case "23505", // unique_violation in pg_type or pg_class
-		"42P07": // duplicate_table
-		return true
-	}
-	return sqltx.Busy(err) // see sqltx.SettleFresh
-}
-
 func notMigrated(err error) bool {
 	if sqltx.SQLState(err) == "42P01" { // undefined_table
 		return true

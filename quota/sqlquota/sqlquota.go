@@ -126,16 +126,6 @@ func (b *db) write(ctx context.Context, f func(q querier) error) error {
 	return b.retry(ctx, func() error { return sqltx.Tx(ctx, b.sql, func(tx *sql.Tx) error { return f(tx) }) })
 }
 
-// writeImmediate is write for transactions that read before they write
-// (Migrate): on SQLite it runs f after BEGIN IMMEDIATE on a connection of
-// its own, without the statement cache.
-func (b *db) writeImmediate(ctx context.Context, f func(q querier) error) error {
-	if b.dialect != SQLite {
-		return b.write(ctx, f)
-	}
-	return sqltx.Write(ctx, b.sql, false, b.writes, f)
-}
-
 // q returns the querier for statements outside a transaction.
 func (b *db) q() querier {
 	if b.dialect == SQLite {
