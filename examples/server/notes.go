@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,7 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parleyhq/parley/internal/sqltx"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // notes is the demo host application: each user's notes. With a SQL store
@@ -133,8 +135,12 @@ func seed(ctx context.Context, count func(ctx context.Context, user string) (int
 	return nil
 }
 
-// querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
-type querier = sqltx.Querier
+// querier is what *sql.DB, *sql.Tx and *sql.Conn have in common, as far
+// as the notes use it.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
 
 // setUpTx runs f in a transaction that other processes setting up the same
 // database wait for. PostgreSQL takes an advisory lock for the schema first,
@@ -157,10 +163,48 @@ func (n *notes) setUpTx(ctx context.Context, f func(querier) error) error {
 		return tx.Commit()
 	}
 	// Processes starting together on a new file race to switch it to WAL
-	// mode; the losers' first connection fails with SQLITE_BUSY.
-	return sqltx.SettleFresh(ctx, sqltx.Busy, func() error {
-		return sqltx.Immediate(ctx, n.db, func(c *sql.Conn) error { return f(c) })
-	})
+	// mode, and the losers' first connection fails with SQLITE_BUSY at once,
+	// without the busy timeout; a moment later the file has settled.
+	for attempt := 1; ; attempt++ {
+		err := n.sqliteImmediate(ctx, f)
+		if err == nil || attempt == 5 || !sqliteBusy(err) {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+// sqliteImmediate runs f after BEGIN IMMEDIATE on a connection of its own,
+// which database/sql's BeginTx cannot ask for. A connection it cannot roll
+// back is discarded, so none goes back to the pool inside the transaction.
+func (n *notes) sqliteImmediate(ctx context.Context, f func(querier) error) error {
+	conn, err := n.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	if err = f(conn); err == nil {
+		if _, err = conn.ExecContext(ctx, "COMMIT"); err == nil {
+			return nil
+		}
+	}
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	return err
+}
+
+// sqliteBusy reports SQLITE_BUSY, under any extended code.
+func sqliteBusy(err error) bool {
+	se, ok := errors.AsType[*sqlite.Error](err)
+	return ok && se.Code()&0xff == sqlite3.SQLITE_BUSY
 }
 
 // sqliteTime is how SQLite holds a note's time: fixed-width UTC text.

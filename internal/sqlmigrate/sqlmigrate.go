@@ -2,6 +2,7 @@ package sqlmigrate
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"io/fs"
 	"path"
@@ -13,6 +14,62 @@ import (
 	"github.com/parleyhq/parley/internal/sqltx"
 )
 
+// Component is one SQL component's schema: its key in the version table it
+// shares with the others, and its migrations.
+type Component struct {
+	// Name is the component's key in parley_schema_migrations ("store",
+	// "quota").
+	Name string
+	// Files holds the migrations, one file per version per dialect:
+	// migrations/<dialect>/NNNN_name.sql, numbered from 1 without gaps.
+	Files fs.FS
+	// TooNew is the component's sentinel for a database a newer Parley
+	// migrated; Migrate's error wraps it.
+	TooNew error
+}
+
+// Migrations returns the dialect's migrations ("sqlite", "postgres") in
+// version order.
+func (c Component) Migrations(dialect string) ([]Migration, error) {
+	return load(c.Files, path.Join("migrations", dialect))
+}
+
+// Migrate brings c's schema in db to the latest version c knows, applying
+// the missing migrations in one transaction (see Apply); on SQLite it
+// waits its turn in writes, the component's queue of writers (nil on
+// PostgreSQL). It is idempotent, and safe to call from many processes at
+// once. A try that loses a race with another process setting up the same
+// database is run again (see settling).
+func (c Component) Migrate(ctx context.Context, db *sql.DB, dialect string, writes sqltx.WriteLock) error {
+	ms, err := c.Migrations(dialect)
+	if err != nil {
+		return err
+	}
+	postgres := dialect == "postgres"
+	return settleFresh(ctx, func() error {
+		return sqltx.Write(ctx, db, postgres, writes, func(q sqltx.Querier) error {
+			return Apply(ctx, q, postgres, c.Name, ms, c.TooNew)
+		})
+	})
+}
+
+// Version reports c's schema version in db (0 if it was never migrated)
+// and the latest version c knows.
+func (c Component) Version(ctx context.Context, db *sql.DB, dialect string) (current, latest int, err error) {
+	ms, err := c.Migrations(dialect)
+	if err != nil {
+		return 0, 0, err
+	}
+	current, err = currentVersion(ctx, db, c.Name)
+	if err != nil {
+		if noVersionTable(err) {
+			return 0, len(ms), nil
+		}
+		return 0, 0, err
+	}
+	return current, len(ms), nil
+}
+
 // Migration is one version's statements.
 type Migration struct {
 	Version int
@@ -20,9 +77,9 @@ type Migration struct {
 	Stmts   []string
 }
 
-// Load reads dir's NNNN_name.sql files from fsys, in version order. The
+// load reads dir's NNNN_name.sql files from fsys, in version order. The
 // versions must run 1, 2, 3, ... with no gap.
-func Load(fsys fs.FS, dir string) ([]Migration, error) {
+func load(fsys fs.FS, dir string) ([]Migration, error) {
 	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("migrations in %s: %w", dir, err)
@@ -101,7 +158,7 @@ func Apply(ctx context.Context, q sqltx.Querier, postgres bool, component string
 	if _, err := q.ExecContext(ctx, versionTable(postgres)); err != nil {
 		return err
 	}
-	cur, err := Current(ctx, q, component)
+	cur, err := currentVersion(ctx, q, component)
 	if err != nil {
 		return err
 	}
@@ -129,11 +186,21 @@ func Apply(ctx context.Context, q sqltx.Querier, postgres bool, component string
 	return nil
 }
 
-// Current returns component's schema version, 0 when it has none. It fails
-// when the version table does not exist yet.
-func Current(ctx context.Context, q sqltx.Querier, component string) (int, error) {
+// currentVersion returns component's schema version, 0 when it has none.
+// It fails when the version table does not exist yet.
+func currentVersion(ctx context.Context, q sqltx.Querier, component string) (int, error) {
 	var v int
 	err := q.QueryRowContext(ctx,
 		`SELECT COALESCE(MAX(version), 0) FROM parley_schema_migrations WHERE component = $1`, component).Scan(&v)
 	return v, err
+}
+
+// noVersionTable reports the error of a query on a database that has no
+// version table yet.
+func noVersionTable(err error) bool {
+	if sqltx.SQLState(err) == "42P01" { // undefined_table
+		return true
+	}
+	// SQLite reports a missing table as a plain SQLITE_ERROR.
+	return strings.Contains(err.Error(), "no such table: parley_schema_migrations")
 }

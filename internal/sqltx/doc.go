@@ -1,4 +1,5 @@
-// Package sqltx holds the transaction plumbing Parley's SQL components share
-// on SQLite: an in-process write lock, BEGIN IMMEDIATE transactions, and
-// the retry for the first setup of a file others are creating too.
+// Package sqltx holds the transaction plumbing Parley's SQL components
+// share: an in-process write lock and BEGIN IMMEDIATE transactions on
+// SQLite, one write transaction for both dialects, and the driver's dialect
+// and error codes read without importing a driver.
 package sqltx

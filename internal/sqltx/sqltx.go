@@ -58,6 +58,37 @@ func Immediate(ctx context.Context, db *sql.DB, f func(*sql.Conn) error) error {
 	return err
 }
 
+// Write runs f in a write transaction on db and commits it; f's error
+// rolls back. On PostgreSQL it is an ordinary READ COMMITTED transaction
+// (f locks what it must). On SQLite it waits its turn in writes, the
+// component's queue of writers, then runs f after BEGIN IMMEDIATE (see
+// Immediate), so that what f reads stays true until it commits, even
+// against other processes.
+func Write(ctx context.Context, db *sql.DB, postgres bool, writes WriteLock, f func(Querier) error) error {
+	if postgres {
+		return Tx(ctx, db, func(tx *sql.Tx) error { return f(tx) })
+	}
+	if err := writes.Lock(ctx); err != nil {
+		return err
+	}
+	defer writes.Unlock()
+	return Immediate(ctx, db, func(c *sql.Conn) error { return f(c) })
+}
+
+// Tx runs f in a transaction with db's default isolation and commits it;
+// f's error rolls back.
+func Tx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
 // Querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
 type Querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -85,36 +116,15 @@ func DriverDialect(drv driver.Driver) string {
 	return ""
 }
 
-// Busy reports SQLite's SQLITE_BUSY (primary code 5, any extended code),
-// from a driver whose errors have a Code method, as modernc.org/sqlite's do.
-func Busy(err error) bool {
-	c, ok := errors.AsType[interface {
+// SQLState returns the SQLSTATE code of a PostgreSQL error, from a driver
+// whose errors have a SQLState method, as pgx's (and lib/pq's) do, so that
+// no Parley package imports a driver; "" for any other error.
+func SQLState(err error) string {
+	if se, ok := errors.AsType[interface {
 		error
-		Code() int
-	}](err)
-	return ok && c.Code()&0xff == 5
-}
-
-// SettleFresh runs f, and runs it again, up to five times in all, while it
-// fails with an error retry accepts, waiting 20, 40, 60 and 80 ms between.
-// It is for the setup a process does first on a database that others may
-// be creating at the same moment. On SQLite the connections that open a
-// fresh file at once race to switch it to WAL mode, and the losers get
-// SQLITE_BUSY (see Busy) from the connection's own setup, without the busy
-// handler; another try finds the file settled. It stops early when ctx is
-// done.
-func SettleFresh(ctx context.Context, retry func(error) bool, f func() error) error {
-	for attempt := 1; ; attempt++ {
-		err := f()
-		if err == nil || attempt == 5 || !retry(err) || ctx.Err() != nil {
-			return err
-		}
-		t := time.NewTimer(time.Duration(attempt) * 20 * time.Millisecond)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return err
-		}
+		SQLState() string
+	}](err); ok {
+		return se.SQLState()
 	}
+	return ""
 }

@@ -36,25 +36,10 @@ func fail(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("sqlquota: %s: %w", op, err)
 }
 
-// The methods by which drivers expose an error's code, found with errors.As
-// so that this package imports no driver: pgconn.PgError (and lib/pq) have
-// SQLState, modernc.org/sqlite's Error has Code.
-type sqlStater interface {
-	error
-	SQLState() string
-}
-
-func sqlState(err error) string {
-	if se, ok := errors.AsType[sqlStater](err); ok {
-		return se.SQLState()
-	}
-	return ""
-}
-
 // retryable reports whether PostgreSQL aborted a transaction that may
 // simply be run again: a deadlock victim or a serialization failure.
 func retryable(err error) bool {
-	switch sqlState(err) {
+	switch sqltx.SQLState(err) {
 	case "40001", // serialization_failure
 		"40P01": // deadlock_detected
 		return true
@@ -62,20 +47,8 @@ func retryable(err error) bool {
 	return false
 }
 
-// createRace reports whether a CREATE ... IF NOT EXISTS lost a race with
-// another transaction creating the same object (PostgreSQL checks the
-// catalog before it locks it): running the migration again finds it.
-func createRace(err error) bool {
-	switch sqlState(err) {
-	case "23505", // unique_violation in pg_type or pg_class
-		"42P07": // duplicate_table
-		return true
-	}
-	return sqltx.Busy(err) // see sqltx.SettleFresh
-}
-
 func notMigrated(err error) bool {
-	if sqlState(err) == "42P01" { // undefined_table
+	if sqltx.SQLState(err) == "42P01" { // undefined_table
 		return true
 	}
 	// SQLite reports a missing table as a plain SQLITE_ERROR.

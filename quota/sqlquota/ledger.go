@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parleyhq/parley/internal/sqltx"
 	"github.com/parleyhq/parley/quota"
 )
 
@@ -247,7 +248,7 @@ func (l *Ledger) reservePostgres(ctx context.Context, id, userID string, estimat
 		if err == nil {
 			return estimate, nil
 		}
-		if sqlState(err) != "23502" { // not_null_violation: see reserveWholeSQL
+		if sqltx.SQLState(err) != "23502" { // not_null_violation: see reserveWholeSQL
 			return 0, err
 		}
 	}
@@ -272,7 +273,7 @@ func (l *Ledger) reservePostgres(ctx context.Context, id, userID string, estimat
 			}
 			return rows.Err()
 		})
-		if sqlState(err) == "23502" { // not_null_violation: see reservePostgresSQL
+		if sqltx.SQLState(err) == "23502" { // not_null_violation: see reservePostgresSQL
 			continue
 		}
 		if err != nil {

@@ -3,11 +3,8 @@ package sqlquota
 import (
 	"context"
 	"embed"
-	"fmt"
-	"path"
 
 	"github.com/parleyhq/parley/internal/sqlmigrate"
-	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // The migrations, one file per version per dialect:
@@ -18,18 +15,10 @@ import (
 //go:embed migrations
 var migrationFiles embed.FS
 
-// component is the ledger's key in parley_schema_migrations, the version
-// table it shares with store/sqlstore (component "store").
-const component = "quota"
-
-// migrations returns the dialect's migrations in version order.
-func migrations(d Dialect) ([]sqlmigrate.Migration, error) {
-	ms, err := sqlmigrate.Load(migrationFiles, path.Join("migrations", string(d)))
-	if err != nil {
-		return nil, fmt.Errorf("sqlquota: %w", err)
-	}
-	return ms, nil
-}
+// schema is the ledger's migrations, under the key "quota" in
+// parley_schema_migrations, the version table it shares with
+// store/sqlstore (component "store").
+var schema = sqlmigrate.Component{Name: "quota", Files: migrationFiles, TooNew: ErrSchemaTooNew}
 
 // Migrate brings the ledger's tables (those of its SpendLedger and
 // RateLimiter included) to the latest version this package knows, applying
@@ -45,33 +34,12 @@ func migrations(d Dialect) ([]sqlmigrate.Migration, error) {
 // Parley is left untouched and Migrate returns an error wrapping
 // ErrSchemaTooNew.
 func (l *Ledger) Migrate(ctx context.Context) error {
-	ms, err := migrations(l.db.dialect)
-	if err != nil {
-		return err
-	}
-	// A database shared with an older sqlstore may also race on creating
-	// the version table.
-	err = sqltx.SettleFresh(ctx, createRace, func() error {
-		return l.db.writeImmediate(ctx, func(q querier) error {
-			return sqlmigrate.Apply(ctx, q, l.db.dialect == Postgres, component, ms, ErrSchemaTooNew)
-		})
-	})
-	return fail(ctx, "migrate", err)
+	return fail(ctx, "migrate", schema.Migrate(ctx, l.db.sql, string(l.db.dialect), l.db.writes))
 }
 
 // SchemaVersion reports the ledger's schema version in the database (0 if
 // it was never migrated) and the latest version this package knows.
 func (l *Ledger) SchemaVersion(ctx context.Context) (current, latest int, err error) {
-	ms, err := migrations(l.db.dialect)
-	if err != nil {
-		return 0, 0, err
-	}
-	current, err = sqlmigrate.Current(ctx, l.db.sql, component)
-	if err != nil {
-		if notMigrated(err) {
-			return 0, len(ms), nil
-		}
-		return 0, 0, fail(ctx, "schema version", err)
-	}
-	return current, len(ms), nil
+	current, latest, err = schema.Version(ctx, l.db.sql, string(l.db.dialect))
+	return current, latest, fail(ctx, "schema version", err)
 }

@@ -119,37 +119,11 @@ func (b *db) write(ctx context.Context, f func(q querier) error) error {
 		}
 		defer b.writes.Unlock()
 		var missed []string
-		err := b.writeTx(ctx, func(tx *sql.Tx) error { return f(runner{b: b, tx: tx, missed: &missed}) })
+		err := sqltx.Tx(ctx, b.sql, func(tx *sql.Tx) error { return f(runner{b: b, tx: tx, missed: &missed}) })
 		b.prepareMissed(ctx, missed)
 		return err
 	}
-	return b.retry(ctx, func() error { return b.writeTx(ctx, func(tx *sql.Tx) error { return f(tx) }) })
-}
-
-func (b *db) writeTx(ctx context.Context, f func(tx *sql.Tx) error) error {
-	tx, err := b.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := f(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	return tx.Commit()
-}
-
-// writeImmediate is write for transactions that read before they write
-// (Migrate): on SQLite it runs f after BEGIN IMMEDIATE on a connection of
-// its own, without the statement cache.
-func (b *db) writeImmediate(ctx context.Context, f func(q querier) error) error {
-	if b.dialect != SQLite {
-		return b.write(ctx, f)
-	}
-	if err := b.writes.Lock(ctx); err != nil {
-		return err
-	}
-	defer b.writes.Unlock()
-	return sqltx.Immediate(ctx, b.sql, func(c *sql.Conn) error { return f(c) })
+	return b.retry(ctx, func() error { return sqltx.Tx(ctx, b.sql, func(tx *sql.Tx) error { return f(tx) }) })
 }
 
 // q returns the querier for statements outside a transaction.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/parleyhq/parley/internal/sqltx"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -25,24 +26,18 @@ func fail(ctx context.Context, op string, err error) error {
 	return fmt.Errorf("sqlstore: %s: %w", op, err)
 }
 
-// The methods by which drivers expose an error's code, found with errors.As
-// so that this package imports no driver: pgconn.PgError (and lib/pq) have
-// SQLState, modernc.org/sqlite's Error has Code.
-type (
-	sqlStater interface {
-		error
-		SQLState() string
-	}
-	coder interface {
-		error
-		Code() int
-	}
-)
+// coder is how modernc.org/sqlite's Error exposes its code, found with
+// errors.As so that this package imports no driver (sqltx.SQLState reads
+// PostgreSQL's).
+type coder interface {
+	error
+	Code() int
+}
 
 // classify returns the sentinel a database error stands for, or nil.
 func classify(err error) error {
-	if se, ok := errors.AsType[sqlStater](err); ok {
-		switch code := se.SQLState(); {
+	if code := sqltx.SQLState(err); code != "" {
+		switch {
 		case code == "23505", // unique_violation
 			code == "40001": // serialization_failure
 			return store.ErrConflict

@@ -10,11 +10,11 @@ import (
 // version may have nothing to do on one dialect (4, which escapes text on
 // PostgreSQL only): its file there holds only comments.
 func TestMigrationsMatchAcrossDialects(t *testing.T) {
-	lite, err := migrations(SQLite)
+	lite, err := schema.Migrations(string(SQLite))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pg, err := migrations(Postgres)
+	pg, err := schema.Migrations(string(Postgres))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,8 @@ package sqlstore
 import (
 	"context"
 	"embed"
-	"fmt"
-	"path"
 
 	"github.com/parleyhq/parley/internal/sqlmigrate"
-	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // The migrations, one file per version per dialect:
@@ -18,18 +15,10 @@ import (
 //go:embed migrations
 var migrationFiles embed.FS
 
-// component is this store's key in the version table it shares with
-// Parley's other SQL components (quota/sqlquota is "quota").
-const component = "store"
-
-// migrations returns the dialect's migrations in version order.
-func migrations(d Dialect) ([]sqlmigrate.Migration, error) {
-	ms, err := sqlmigrate.Load(migrationFiles, path.Join("migrations", string(d)))
-	if err != nil {
-		return nil, fmt.Errorf("sqlstore: %w", err)
-	}
-	return ms, nil
-}
+// schema is the store's migrations, under the key "store" in the version
+// table it shares with Parley's other SQL components (quota/sqlquota is
+// "quota").
+var schema = sqlmigrate.Component{Name: "store", Files: migrationFiles, TooNew: ErrSchemaTooNew}
 
 // Migrate brings the database's schema to the latest version this package
 // knows, applying the missing migrations in one transaction. It is
@@ -42,34 +31,12 @@ func migrations(d Dialect) ([]sqlmigrate.Migration, error) {
 // A database migrated by a newer Parley is left untouched and Migrate
 // returns an error wrapping ErrSchemaTooNew.
 func (s *Store) Migrate(ctx context.Context) error {
-	ms, err := migrations(s.dialect)
-	if err != nil {
-		return err
-	}
-	err = sqltx.SettleFresh(ctx, sqltx.Busy, func() error {
-		return s.write(ctx, func(q querier) error {
-			return sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms, ErrSchemaTooNew)
-		})
-	})
-	if err != nil {
-		return fail(ctx, "migrate", err)
-	}
-	return nil
+	return fail(ctx, "migrate", schema.Migrate(ctx, s.db, string(s.dialect), s.writes))
 }
 
 // SchemaVersion reports the store's schema version in the database (0 if
 // it was never migrated) and the latest version this package knows.
 func (s *Store) SchemaVersion(ctx context.Context) (current, latest int, err error) {
-	ms, err := migrations(s.dialect)
-	if err != nil {
-		return 0, 0, err
-	}
-	current, err = sqlmigrate.Current(ctx, s.db, component)
-	if err != nil {
-		if classify(err) == ErrNotMigrated {
-			return 0, len(ms), nil
-		}
-		return 0, 0, fail(ctx, "schema version", err)
-	}
-	return current, len(ms), nil
+	current, latest, err = schema.Version(ctx, s.db, string(s.dialect))
+	return current, latest, fail(ctx, "schema version", err)
 }

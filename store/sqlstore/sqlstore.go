@@ -132,21 +132,5 @@ func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, er
 // which takes the database's write lock up front so that what f reads stays
 // true until it commits, even against other processes. f's error rolls back.
 func (s *Store) write(ctx context.Context, f func(q querier) error) error {
-	if s.dialect != SQLite {
-		tx, err := s.db.BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		if err := f(tx); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
-	}
-
-	if err := s.writes.Lock(ctx); err != nil {
-		return err
-	}
-	defer s.writes.Unlock()
-	return sqltx.Immediate(ctx, s.db, func(c *sql.Conn) error { return f(c) })
+	return sqltx.Write(ctx, s.db, s.dialect == Postgres, s.writes, f)
 }

@@ -30,12 +30,12 @@ func TestMigrateFromVersion2KeepsThreads(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := t.Context()
-			ms, err := migrations(s.dialect)
+			ms, err := schema.Migrations(string(s.dialect))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if err := s.write(ctx, func(q querier) error {
-				return sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms[:2], ErrSchemaTooNew)
+				return sqlmigrate.Apply(ctx, q, s.dialect == Postgres, schema.Name, ms[:2], ErrSchemaTooNew)
 			}); err != nil {
 				t.Fatalf("migrating to version 2: %v", err)
 			}
@@ -80,7 +80,7 @@ func TestMigrateFromVersion3KeepsText(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := t.Context()
-			ms, err := migrations(s.dialect)
+			ms, err := schema.Migrations(string(s.dialect))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestMigrateFromVersion3KeepsText(t *testing.T) {
 					s.args(6).add("e1", "tool.call", "u", "th", data).time(when)},
 			}
 			if err := s.write(ctx, func(q querier) error {
-				if err := sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms[:3], ErrSchemaTooNew); err != nil {
+				if err := sqlmigrate.Apply(ctx, q, s.dialect == Postgres, schema.Name, ms[:3], ErrSchemaTooNew); err != nil {
 					return err
 				}
 				for _, in := range inserts {
@@ -190,7 +190,7 @@ func TestMigrateFromVersion6ReadsMessagesAsTyped(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := t.Context()
-			ms, err := migrations(s.dialect)
+			ms, err := schema.Migrations(string(s.dialect))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestMigrateFromVersion6ReadsMessagesAsTyped(t *testing.T) {
 					timePtr(nil).time(when).time(when)},
 			}
 			if err := s.write(ctx, func(q querier) error {
-				if err := sqlmigrate.Apply(ctx, q, s.dialect == Postgres, component, ms[:6], ErrSchemaTooNew); err != nil {
+				if err := sqlmigrate.Apply(ctx, q, s.dialect == Postgres, schema.Name, ms[:6], ErrSchemaTooNew); err != nil {
 					return err
 				}
 				for _, in := range inserts {
