@@ -161,7 +161,8 @@ type Config struct {
 	// ModelFamily declares the model's family: ModelFamilyAnthropic or
 	// ModelFamilyOpenAI add a short calibration note for models that follow
 	// instructions closely; "" (generic) keeps the firmer wording. It is
-	// declared, never inferred from the model name.
+	// declared, never inferred from the model name. With Connections, it is
+	// the family of a connection that declares none (Connection.ModelFamily).
 	ModelFamily string
 
 	// Quota. Each is optional; nil or zero disables it.
@@ -180,12 +181,16 @@ type Config struct {
 	Now    func() time.Time // nil: time.Now
 }
 
-// Model families for Config.ModelFamily.
+// Model families for Config.ModelFamily and Connection.ModelFamily.
 const (
 	ModelFamilyGeneric   = ""
 	ModelFamilyAnthropic = "anthropic"
 	ModelFamilyOpenAI    = "openai"
 )
+
+func knownFamily(f string) bool {
+	return f == ModelFamilyGeneric || f == ModelFamilyAnthropic || f == ModelFamilyOpenAI
+}
 
 // Defaults.
 const (
@@ -243,7 +248,7 @@ func (c *Config) validate() error {
 		}
 		errs = append(errs, checkGrants(c.Authorizer, c.Tools)...)
 	}
-	if c.ModelFamily != ModelFamilyGeneric && c.ModelFamily != ModelFamilyAnthropic && c.ModelFamily != ModelFamilyOpenAI {
+	if !knownFamily(c.ModelFamily) {
 		errs = append(errs, fmt.Errorf("unknown ModelFamily %q", c.ModelFamily))
 	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||

@@ -22,6 +22,7 @@ type conn struct {
 	topP          *float64
 	effort        string // reasoning effort; "": the provider's default
 	window        int    // the context window in tokens
+	family        string // the models' family, for the prompt's calibration note
 	drain         time.Duration
 	maxTurnTokens int // the turn's output cap
 	maxTurnBytes  int

@@ -34,6 +34,11 @@ type Connection struct {
 	// Config's value (its default, for ContextWindow).
 	ContextWindow   int
 	MaxOutputTokens int
+	// ModelFamily declares the family of this connection's models, as
+	// Config.ModelFamily does for the Engine ("": Config.ModelFamily): one
+	// Engine may mix, say, an Anthropic and an OpenAI-compatible
+	// connection, and each turn's prompt is calibrated for its own.
+	ModelFamily string
 	// Settings lists the completion settings that may reach the provider
 	// on this connection, from a request or from Defaults; any other is
 	// dropped. Zero: none.
@@ -141,7 +146,7 @@ func (c *Config) connections() connTable {
 	if len(c.Connections) == 0 {
 		return connTable{conns: []Connection{{
 			Name: c.Connection, Provider: c.Provider, Model: c.Model,
-			ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens,
+			ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens, ModelFamily: c.ModelFamily,
 		}}}
 	}
 	t := connTable{conns: make([]Connection, len(c.Connections))}
@@ -160,6 +165,9 @@ func (c *Config) connections() connTable {
 		cn.ContextWindow = positiveOr(cn.ContextWindow, c.ContextWindow)
 		if cn.MaxOutputTokens == 0 {
 			cn.MaxOutputTokens = c.MaxOutputTokens
+		}
+		if cn.ModelFamily == "" {
+			cn.ModelFamily = c.ModelFamily
 		}
 		t.conns[i] = cn
 		if cn.Name == c.DefaultConnection {
@@ -207,6 +215,9 @@ func (c *Config) validateConnections() []error {
 		}
 		if cn.ContextWindow < 0 || cn.MaxOutputTokens < 0 {
 			errs = append(errs, fmt.Errorf("connection %q: limits must not be negative", cn.Name))
+		}
+		if !knownFamily(cn.ModelFamily) {
+			errs = append(errs, fmt.Errorf("connection %q: unknown ModelFamily %q", cn.Name, cn.ModelFamily))
 		}
 		if cn.Settings&^AllSettings != 0 {
 			errs = append(errs, fmt.Errorf("connection %q: unknown settings %#x", cn.Name, uint8(cn.Settings&^AllSettings)))
@@ -336,7 +347,7 @@ func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) *conn 
 	out := cmp0(s.MaxTokens, cn.MaxOutputTokens)
 	return &conn{name: cn.Name, provider: cn.Provider, model: model, maxOutput: out,
 		temperature: s.Temperature, topP: s.TopP, effort: s.ReasoningEffort,
-		window: cn.ContextWindow, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
+		window: cn.ContextWindow, family: cn.ModelFamily, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
 		retries: c.ModelRetries, retryWait: c.ModelRetryWait}
 }
 

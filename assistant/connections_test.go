@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -357,5 +358,25 @@ func TestSetModelPreferenceWithoutStoreSupportIsUnsupported(t *testing.T) {
 	ch, err := tc.eng.Models(context.Background(), alice)
 	if err != nil || ch.Preference != nil || ch.Current.Connection != "fast" {
 		t.Errorf("Models = %+v, %v", ch, err)
+	}
+}
+
+// Each connection's prompt is calibrated for its own model family: one
+// Engine may mix an Anthropic and a generic OpenAI-compatible connection.
+func TestEachConnectionCalibratesForItsModelFamily(t *testing.T) {
+	tc := newTwoConns(t, func(c *assistant.Config) {
+		c.Connections[1].ModelFamily = assistant.ModelFamilyAnthropic
+	})
+	const note = "## Reading these instructions"
+	if _, _, got := tc.ask(t, alice, assistant.Request{Message: "hi", Model: "fast/"}); strings.Contains(got.System, note) {
+		t.Error("the generic connection's prompt has the calibration note")
+	}
+	if _, _, got := tc.ask(t, alice, assistant.Request{Message: "hi", Model: "smart/"}); !strings.Contains(got.System, note) {
+		t.Error("the anthropic connection's prompt lacks the calibration note")
+	}
+	_, err := assistant.New(assistant.Config{Store: tc.prefs, Authorizer: assistant.RoleAuthorizer{},
+		Connections: []assistant.Connection{{Name: "x", Provider: tc.fast, ModelFamily: "gpt"}}})
+	if !errors.Is(err, assistant.ErrInvalidConfig) || !strings.Contains(err.Error(), `unknown ModelFamily "gpt"`) {
+		t.Errorf("err = %v, want ErrInvalidConfig naming the unknown family", err)
 	}
 }

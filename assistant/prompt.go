@@ -20,7 +20,7 @@ const toolRules = `## Using tools
 - A tool that changes data does not run when you call it: the user is shown a card to approve or decline it, and your turn ends. Before calling it, say in one sentence what you are about to propose. Never say it is done until a result confirms it.`
 
 // calibration is the note for a model family that follows instructions
-// closely (Config.ModelFamily), so the prompt's firm wording does not make
+// closely (Connection.ModelFamily, Config.ModelFamily), so the prompt's firm wording does not make
 // it over-ask or over-refuse. Other families get the firm wording alone.
 var calibration = map[string]string{
 	ModelFamilyAnthropic: calibrationNote,
@@ -75,18 +75,19 @@ type prompt struct {
 	blocked  bool // the input guard blocked the message
 }
 
-// build writes the sections admission decides: the persona and rules, the
+// build writes the sections admission decides for a turn on c: the
+// persona and rules (calibrated for c's model family), the
 // operator's instructions, the tools, the cards still waiting (but the one
 // being decided, deciding, and those the edit withdraws), the page's
 // instructions, the changes an edit left standing, and the time and the
 // user's name.
-func (p *prompt) build(e *Engine, u parley.User, adm *admission, tb *toolbox, deciding string) {
+func (p *prompt) build(e *Engine, c *conn, u parley.User, adm *admission, tb *toolbox, deciding string) {
 	cfg := &e.cfg
 	p.sections[secPersona] = e.fill(cmp.Or(cfg.Persona, defaultPersona))
 	if len(tb.offered) > 0 || len(tb.meta) > 0 {
 		p.sections[secToolRules] = "\n\n" + toolRules
 	}
-	if note, ok := calibration[cfg.ModelFamily]; ok {
+	if note, ok := calibration[c.family]; ok {
 		p.sections[secCalibration] = "\n\n" + note
 	}
 	if ci := strings.TrimSpace(adm.instructions); ci != "" {

@@ -75,7 +75,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	if t.cont.decision != nil {
 		deciding = t.cont.decision.Token
 	}
-	t.prompt.build(e, u, &t.adm, &t.tools, deciding)
+	t.prompt.build(e, t.conn, u, &t.adm, &t.tools, deciding)
 	// The quota is reserved before the guard scans anything, on what the
 	// first call will send: a user out of allowance costs no scan.
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(adm.text), defs: t.tools.defs()}

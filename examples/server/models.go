@@ -197,7 +197,8 @@ func newModels(s settings, log *slog.Logger) models {
 	if a := s.Anthropic; a.enabled() {
 		log.Info("using Anthropic", "connection", "anthropic", "base_url", cmp.Or(a.BaseURL, anthropic.DefaultBaseURL), "model", a.Model, "models", a.Models)
 		p := anthropic.New(anthropic.Config{BaseURL: a.BaseURL, APIKey: string(a.APIKey), Model: a.Model, MaxRetries: 2})
-		conns = append(conns, assistant.Connection{Name: "anthropic", Provider: p, Model: a.Model, Models: a.Models})
+		conns = append(conns, assistant.Connection{Name: "anthropic", Provider: p, Model: a.Model, Models: a.Models,
+			ModelFamily: assistant.ModelFamilyAnthropic})
 	}
 	if len(conns) == 0 {
 		log.Info("using the built-in demo model; set PARLEY_LLM_BASE_URL, PARLEY_LLM_PRESET or PARLEY_ANTHROPIC_API_KEY for a real one")
