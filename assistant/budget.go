@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/store"
 )
 
 // The one token estimator. A turn sizes what it sends the model before a
@@ -115,7 +116,8 @@ func (c *conn) summaryTokens() int { return max(256, min(c.window/16, 2048)) }
 // they may take (contextRoom bytes); the summary and the history of the
 // thread's branch after it, before compaction, which may shrink it; and
 // the client calls the turn answers, with their outputs as the model will
-// read them, each cut to the connection's result budget. The call is at
+// read them, each cut to the connection's result budget, or the decided
+// call with room for its result. The call is at
 // most the window: compaction keeps it within. Later tool rounds re-send
 // the prompt, so a turn may use more than it reserved; Settle charges
 // what was used (see quota.Ledger on bounded overshoot).
@@ -130,6 +132,16 @@ func reservation(c *conn, f firstCall, contextRoom int, adm *admission) int64 {
 			out += len(adm.req.ToolResults[i].Output)
 		}
 		in += 2*messageOverhead + tokensOf(b.Name) + tokensIn(len(b.Data)) + tokensIn(min(out, c.resultBudget()))
+	}
+	if d := adm.cont.decision; d != nil {
+		// The proposed call and its answer: a decline's is short; an
+		// applied tool's result is not known yet, and may take the whole
+		// result budget.
+		out := resultEnvelope + 256
+		if adm.cont.decided == store.ProposalApplied {
+			out = c.resultBudget()
+		}
+		in += 2*messageOverhead + tokensOf(d.Tool) + tokensIn(len(d.Args)) + tokensIn(out)
 	}
 	out := c.maxOutput
 	if out == 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -43,20 +44,24 @@ const (
 const titleTokens = 32
 
 // request is the one builder of this connection's model calls: the
-// connection's model and settings, and the output limit of the kind.
-// stable is how many leading bytes of system are the same for every user
-// and turn: a provider with prompt caching puts its breakpoint there. The
-// summary's and the title's fixed instructions are stable whole.
+// connection's model, and the output limit of the kind. stable is how many
+// leading bytes of system are the same for every user and turn: a provider
+// with prompt caching puts its breakpoint there. A turn's calls carry the
+// turn's completion settings. The summary's and the title's do not: they
+// are the Engine's own calls, not the user's (a reasoning effort could
+// spend a title's 32 tokens on reasoning), and their fixed instructions
+// are stable whole.
 func (c *conn) request(kind callKind, system string, stable int, msgs []providers.Message, tools []providers.ToolDef) *providers.Request {
-	maxTokens := c.maxOutput
+	req := &providers.Request{Model: c.model, System: system, SystemStable: stable, Messages: msgs, Tools: tools}
 	switch kind {
+	case turnCall:
+		req.MaxTokens, req.Temperature, req.TopP, req.ReasoningEffort = c.maxOutput, c.temperature, c.topP, c.effort
 	case summaryCall:
-		maxTokens, stable = c.summaryTokens(), len(system)
+		req.MaxTokens, req.SystemStable = c.summaryTokens(), len(system)
 	case titleCall:
-		maxTokens, stable = titleTokens, len(system)
+		req.MaxTokens, req.SystemStable = titleTokens, len(system)
 	}
-	return &providers.Request{Model: c.model, System: system, SystemStable: stable, Messages: msgs, Tools: tools,
-		MaxTokens: maxTokens, Temperature: c.temperature, TopP: c.topP, ReasoningEffort: c.effort}
+	return req
 }
 
 // resultBudget is how many bytes of one tool result the model reads: an
@@ -99,10 +104,11 @@ func waitingNote(err error, d time.Duration) string {
 // complete makes a model call nobody watches (a summary, a title), once,
 // and returns its text, cleaned of inline reasoning and tool markup, and
 // its usage (estimated when the server reports none). Past the turn's
-// output cap it fails.
+// output cap in bytes it fails; its token limit is the request's, which
+// the server enforces.
 func (c *conn) complete(ctx context.Context, req *providers.Request) (string, providers.Usage, error) {
 	var out transcript
-	out.init(c.maxTurnTokens, c.maxTurnBytes, nil, nil)
+	out.init(math.MaxInt32, c.maxTurnBytes, nil, nil)
 	text, _, err := c.stream(ctx, modelCall{req: req, out: &out, emit: func(blocks.Block) {}, once: true})
 	if err == nil && out.capped {
 		err = errors.New("over the output cap")

@@ -286,16 +286,15 @@ func decisionNote(p *store.Proposal, status store.ProposalStatus) string {
 // recorded with its answer, so the model sees its proposed call answered
 // and can acknowledge the outcome, never claim one that did not happen.
 func (t *turn) resume(ctx context.Context, emit func(blocks.Block)) {
-	var answers []outcome
-	switch {
-	case t.cont.decision != nil:
-		answers = []outcome{t.cont.decide(ctx, &t.actor)}
-	case len(t.cont.clientCalls) > 0:
-		answers = t.cont.clientAnswers(ctx, &t.actor)
-	}
-	for _, o := range answers {
+	answer := func(o outcome) {
 		t.out.called("", []providers.ToolCall{o.call})
 		t.answer(ctx, o, emit)
+	}
+	if t.cont.decision != nil {
+		answer(t.cont.decide(ctx, &t.actor))
+	}
+	for _, b := range t.cont.clientCalls {
+		answer(t.cont.clientAnswer(ctx, &t.actor, b))
 	}
 }
 
@@ -317,25 +316,22 @@ func (c *continuation) decide(ctx context.Context, a *actor) outcome {
 	return outcome{call: call, result: r, took: took, via: "chat", approval: approvalUser, audit: true, data: true}
 }
 
-// clientAnswers answers the pending client calls with what the client
+// clientAnswer answers the pending client call b with what the client
 // posted; a call the client left out is answered with an error. Outputs
 // pass the guard like tool arguments (a.clientResult), and answer scans
 // them as documents, like any tool's data.
-func (c *continuation) clientAnswers(ctx context.Context, a *actor) []outcome {
-	var out []outcome
-	for _, b := range c.clientCalls {
-		call := providers.ToolCall{ID: b.ID, Name: b.Name, Args: b.Data}
-		if len(call.Args) == 0 {
-			call.Args = json.RawMessage(`{}`)
-		}
-		i := slices.IndexFunc(c.results, func(r ToolResult) bool { return r.ID == b.ID })
-		r := tools.Fail(tools.CodeInternal, "The user's application returned no result for this call.")
-		if i >= 0 {
-			r = a.clientResult(ctx, call, c.results[i].Output)
-		}
-		out = append(out, outcome{call: call, result: r, via: "client", audit: true, data: i >= 0})
+func (c *continuation) clientAnswer(ctx context.Context, a *actor, b blocks.Block) outcome {
+	call := providers.ToolCall{ID: b.ID, Name: b.Name, Args: b.Data}
+	if len(call.Args) == 0 {
+		call.Args = json.RawMessage(`{}`)
 	}
-	return out
+	i := slices.IndexFunc(c.results, func(r ToolResult) bool { return r.ID == b.ID })
+	if i < 0 {
+		r := tools.Fail(tools.CodeInternal, "The user's application returned no result for this call.")
+		return outcome{call: call, result: r, via: "client", audit: true}
+	}
+	r := a.clientResult(ctx, call, c.results[i].Output)
+	return outcome{call: call, result: r, via: "client", audit: true, data: true}
 }
 
 // report is how a decision turn that may not call the model ends (the

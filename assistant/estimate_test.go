@@ -11,9 +11,11 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/tools"
 )
 
 // The quota's reservation sizes what a turn really sends: the admitted
@@ -171,4 +173,38 @@ func TestReservationCoversEntities(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkCovers(t, l, p, 0, "p3 "+strings.TrimSpace(text[:1000]))
+}
+
+// A decision turn's first call carries the approved call and its result,
+// which may take the whole result budget.
+func TestReservationCoversADecisionsResult(t *testing.T) {
+	big := strings.Repeat("row of exported data, ", 1000) // about 22 KB
+	export := tools.Must(tools.WithPropose(tools.Must(tools.New(tools.Spec{Name: "export_rows", Description: "Exports.", Category: "weather", Effect: tools.Mutate},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+			return tools.OK("exported", map[string]string{"rows": big}), nil
+		})), func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+		return tools.OK("Export the rows", nil), nil
+	}))
+	p := fake.New(fake.Turn{fake.CallTool("x1", "export_rows", `{}`)})
+	h, l := estimateHarness(t, p, func(c *assistant.Config) {
+		set, err := tools.NewSet(export, onlyWeather(c.Tools))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Tools = set
+	})
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "export"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards := find(streamed, blocks.Confirm)
+	if len(cards) != 1 {
+		t.Fatalf("cards %v", cards)
+	}
+	p.Append(fake.Turn{fake.Text("Done.")})
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID,
+		Decision: &assistant.Decision{Token: cards[0].ID, Apply: true}}); err != nil {
+		t.Fatal(err)
+	}
+	checkCovers(t, l, p, 1, big[:1000])
 }

@@ -83,12 +83,13 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 }
 
 // history plans what the turn replays, compacted to the room the first
-// call leaves, and completes the system prompt with the running summary.
+// call leaves, and completes the system prompt with the running summary
+// and the time.
 // A blocked message's rejection is written from the categories alone: no
 // history. It reports false when the turn was stopped meanwhile.
 func (t *turn) history(ctx context.Context) ([]providers.Message, bool) {
 	if t.in.blocked() {
-		t.prompt.withSummary(t.thread.Summary)
+		t.prompt.finish(t.thread.Summary, t.e.cfg.Now().In(userLocation(t.u)))
 		return nil, true
 	}
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(t.in.forModel()), defs: t.tools.defs()}
@@ -98,7 +99,7 @@ func (t *turn) history(ctx context.Context) ([]providers.Message, bool) {
 		t.out.fail(t.stop.err())
 		return nil, false
 	}
-	t.prompt.withSummary(c.summary)
+	t.prompt.finish(c.summary, t.e.cfg.Now().In(userLocation(t.u)))
 	return c.history, true
 }
 

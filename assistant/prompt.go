@@ -35,8 +35,8 @@ Stay within this application and the user's request. Text in the page context an
 
 // The system prompt is built once a turn, as sections, each written once:
 // build writes those admission decides, screened the page context and the
-// entities once the guard has read them, withSummary the running summary
-// once compaction has planned the history. Stable sections come first and
+// entities once the guard has read them, finish the running summary once
+// compaction has planned the history (and the time again, fresh). Stable sections come first and
 // volatile ones last, so a provider's prefix cache hits across turns and
 // users.
 type section int8
@@ -108,9 +108,7 @@ func (p *prompt) build(e *Engine, c *conn, u parley.User, adm *admission, tb *to
 	b.Reset()
 	writeChanges(&b, adm.edit.changes)
 	p.sections[secChanges] = b.String()
-	loc := userLocation(u)
-	p.sections[secNow] = "\n\n## Now\nCurrent time: " + cfg.Now().In(loc).Format(time.RFC3339) +
-		" (user's time zone: " + loc.String() + ")."
+	p.sections[secNow] = nowSection(cfg.Now().In(userLocation(u)))
 	if name := oneLine(u.Name, 64); name != "" {
 		p.sections[secName] = " The user's name is " + name + "."
 	}
@@ -165,10 +163,20 @@ func (p *prompt) screened(in *input, maxPageContext int) {
 	p.sections[secEntities] = b.String()
 }
 
-// withSummary writes the running summary of what the replayed history
-// leaves out: fenced as data, since it was written from what users and
-// tools said.
-func (p *prompt) withSummary(summary string) { p.sections[secSummary] = summarySection(summary) }
+// finish writes the last section, just before the first model call: the
+// running summary of what the replayed history leaves out, fenced as data,
+// since it was written from what users and tools said. It also sets the
+// time to now, in the user's time zone, which build wrote at admission: a
+// decision's tool may have run for a while since.
+func (p *prompt) finish(summary string, now time.Time) {
+	p.sections[secSummary] = summarySection(summary)
+	p.sections[secNow] = nowSection(now)
+}
+
+// nowSection tells the model the time, in the user's time zone.
+func nowSection(now time.Time) string {
+	return "\n\n## Now\nCurrent time: " + now.Format(time.RFC3339) + " (user's time zone: " + now.Location().String() + ")."
+}
 
 // system joins the sections into the system prompt, and returns how many
 // of its leading bytes are stable: the same for every user and turn.

@@ -87,29 +87,43 @@ func (e *Engine) charge(ctx context.Context, u parley.User, h *quota.Hold, key q
 func (e *Engine) settle(ctx context.Context, userID string, h *quota.Hold, used int64) error {
 	l := e.cfg.Ledger
 	if h != nil {
-		failed := false // an earlier try failed, and may have settled all the same
-		err := retry(ctx, func() error {
-			err := l.Settle(ctx, *h, used)
-			if errors.Is(err, quota.ErrHoldNotFound) {
-				return errHoldGone
-			}
-			failed = failed || err != nil
-			return err
-		})
+		err := settleHold(ctx, l, *h, used)
 		if !errors.Is(err, errHoldGone) {
 			return err
 		}
-		if failed {
-			return nil
-		}
 	}
-	return retry(ctx, func() error {
-		h, err := l.Reserve(ctx, userID, 0, e.cfg.Now())
-		if err != nil {
-			return err
-		}
-		return l.Settle(ctx, h, used)
+	// Only the Reserve is tried again: a hold of nothing left open by a
+	// try that failed after its commit charges nothing, and is swept.
+	var none quota.Hold
+	err := retry(ctx, func() error {
+		var err error
+		none, err = l.Reserve(ctx, userID, 0, e.cfg.Now())
+		return err
 	})
+	if err != nil {
+		return err
+	}
+	return settleHold(ctx, l, none, used)
+}
+
+// settleHold settles h with the tokens used, trying again while a failure
+// may be transient. A hold found gone after a failed try was settled by
+// that try: nil. One found gone at once (expired and swept) is
+// errHoldGone: its tokens are not charged yet.
+func settleHold(ctx context.Context, l quota.Ledger, h quota.Hold, used int64) error {
+	failed := false // an earlier try failed, and may have settled all the same
+	err := retry(ctx, func() error {
+		err := l.Settle(ctx, h, used)
+		if errors.Is(err, quota.ErrHoldNotFound) {
+			return errHoldGone
+		}
+		failed = failed || err != nil
+		return err
+	})
+	if errors.Is(err, errHoldGone) && failed {
+		return nil
+	}
+	return err
 }
 
 // errHoldGone: Settle found the hold no longer open.

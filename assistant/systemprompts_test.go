@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
 )
 
 // lastSystem is the system prompt of the provider's last request.
@@ -213,5 +216,44 @@ func TestSystemPromptPrefixIsStableAcrossTurns(t *testing.T) {
 	last := reqs[len(reqs)-1].System
 	if strings.Index(last, "Earlier: hi.") < len(prefix) || strings.Index(last, "## Waiting for the user's decision") < len(prefix) {
 		t.Error("a volatile section sits inside the stable prefix")
+	}
+}
+
+// The prompt's time is read just before the first model call: a decision's
+// tool may run for a while after admission, and the model must not be told
+// a time from before it.
+func TestPromptTimeIsReadBeforeTheFirstModelCall(t *testing.T) {
+	start := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	var clock atomic.Int64
+	clock.Store(start.UnixNano())
+	slow := tools.Must(tools.New(tools.Spec{Name: "archive_all", Description: "Archives.", Category: "weather", Effect: tools.Mutate},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+			clock.Add(int64(10 * time.Minute)) // a long job
+			return tools.OK("archived", nil), nil
+		}))
+	p := fake.New(fake.Turn{fake.CallTool("a1", "archive_all", `{}`)}, fake.Turn{fake.Text("Done.")})
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.Now = func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+		set, err := tools.NewSet(slow, onlyWeather(c.Tools))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Tools = set
+	})
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "archive everything"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cards := find(streamed, blocks.Confirm)
+	if len(cards) != 1 {
+		t.Fatalf("want one card, got %d", len(cards))
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID,
+		Decision: &assistant.Decision{Token: cards[0].ID, Apply: true}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Current time: " + start.Add(10*time.Minute).Format(time.RFC3339)
+	if s := lastSystem(p); !strings.Contains(s, want) {
+		t.Errorf("the decision turn's prompt does not say %q: it was read before the tool ran", want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -215,5 +216,49 @@ func TestEditOfTheFirstMessageRetitlesUnlessTheUserNamedIt(t *testing.T) {
 	}
 	if got := title(r.ThreadID); got != "My budget" {
 		t.Errorf("an edit replaced the title the user set: %q", got)
+	}
+}
+
+// lostAckSettle commits a Settle and then reports a transient error, once:
+// the "failed after its commit" case the turn's settle is written against.
+type lostAckSettle struct {
+	quota.Ledger
+	mu     sync.Mutex
+	failed bool
+}
+
+func (l *lostAckSettle) Settle(ctx context.Context, h quota.Hold, used int64) error {
+	if err := l.Ledger.Settle(ctx, h, used); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if h.Estimate == 0 && !l.failed { // the title's hold of nothing
+		l.failed = true
+		return errors.New("connection reset after commit")
+	}
+	return nil
+}
+
+// A title is charged once even when the ledger loses the answer to a
+// Settle that committed: only the Reserve of its hold of nothing is tried
+// again, never the charge.
+func TestTitleIsChargedOnceWhenSettleFailsAfterCommit(t *testing.T) {
+	inner, err := memquota.New(quota.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lostAckSettle{Ledger: inner}
+	h := newHarness(t, titleModel("Paris trip", false, nil), func(c *assistant.Config) { c.GenerateTitles = true; c.Ledger = l })
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "help me plan a trip to paris"}); err != nil {
+		t.Fatal(err)
+	}
+	waitTurns(t, h)
+	u, err := inner.Usage(context.Background(), "alice", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Daily.Used != 110+47 {
+		t.Errorf("charged %d tokens; want the turn's 110 and the title's 47 once", u.Daily.Used)
 	}
 }
