@@ -54,10 +54,6 @@ const clientTag = "client"
 // without running the tool.
 const knownTransport = "knowledge"
 
-// finishTool is the finish reason of a round that does not end the turn:
-// the model is called again with the results.
-const finishTool = "tool"
-
 // How a Mutate or Destructive call was approved, in audit rows.
 const (
 	approvalPending    = "pending"    // a proposal was made
@@ -177,7 +173,9 @@ func (t *turn) execute(ctx context.Context, round []call) {
 // settle answers the round's calls in call order: loads tools, shows forms,
 // makes proposals, and hands every other result to answer. Forms, proposals
 // and client calls wait for the user, unanswered; the finish reason names
-// the most pressing wait.
+// the most pressing wait. A round of successful Terminal tools alone ends
+// the turn with FinishTerminalTool; any other round ends nothing, and its
+// finish is "".
 func (t *turn) settle(ctx context.Context, calls []providers.ToolCall, round []call, emit func(blocks.Block)) (end bool, finish string) {
 	var formShown, proposed, clientCalled bool
 	allTerminal, ran := true, false
@@ -232,7 +230,10 @@ func (t *turn) settle(ctx context.Context, calls []providers.ToolCall, round []c
 	case clientCalled:
 		return true, FinishClientTool
 	}
-	return ran && allTerminal, finishTool
+	if ran && allTerminal {
+		return true, FinishTerminalTool
+	}
+	return false, "" // the model is called again with the results
 }
 
 // outcome is a settled call's outcome for answer.

@@ -47,7 +47,11 @@ type MetaInfo struct {
 	Title         string `json:"title,omitempty"`
 	InputTokens   int64  `json:"input_tokens,omitempty"`
 	OutputTokens  int64  `json:"output_tokens,omitempty"`
-	Finish        string `json:"finish,omitempty"` // why the turn ended: stop, length, tool_calls, approval, client_tool, ask_user, error, cancelled
+	// Finish says why the turn ended, in its closing meta block: one of
+	// the Finish* constants, or another reason the model's provider
+	// reported. A turn that failed or was cancelled has no finish: it ends
+	// with an Error block instead.
+	Finish string `json:"finish,omitempty"`
 	// Waiting says, while the model is busy or unreachable and the turn
 	// waits to try it again, what the user is waiting for: a short safe
 	// sentence. Not stored.

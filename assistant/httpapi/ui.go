@@ -506,7 +506,7 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 	}
 	if len(plan.reqs) == 0 {
 		_ = enc.Block(blocks.Block{Kind: blocks.Markdown, Content: plan.note})
-		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: "stop"}})
+		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: blocks.FinishStop}})
 	}
 	ctx := r.Context()
 	for i, req := range plan.reqs {

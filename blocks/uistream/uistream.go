@@ -210,21 +210,22 @@ func (e *Encoder) Close() error {
 	return err
 }
 
-// FinishReason maps a turn's finish (assistant.Finish*) to the protocol's
-// finishReason; "" for none.
+// FinishReason maps a turn's finish (blocks.Finish*) to the protocol's
+// finishReason; "" for none. A reason it does not know, such as one only
+// the model's provider reports, is "other".
 func FinishReason(finish string) string {
 	switch finish {
 	case "":
 		return ""
-	case "stop", "empty":
+	case blocks.FinishStop, blocks.FinishEmpty:
 		return "stop"
-	case "length":
+	case blocks.FinishLength:
 		return "length"
-	case "tool", "tool_calls", "approval", "client_tool", "ask_user":
+	case blocks.FinishTerminalTool, blocks.FinishToolCalls, blocks.FinishApproval, blocks.FinishClientTool, blocks.FinishAskUser:
 		return "tool-calls"
-	case "blocked":
+	case blocks.FinishBlocked:
 		return "content-filter"
-	case "error":
+	case "error": // not the Engine's (a failed turn ends with an error block), but a provider's: OpenRouter reports it
 		return "error"
 	default:
 		return "other"
