@@ -23,6 +23,12 @@ const (
 	Meta       Kind = "meta"        // turn metadata; Meta
 )
 
+// CodeDeclined is the ErrorCode of a tool_result block whose call a human
+// declined: nothing ran. Encoders show such a result as a denial rather
+// than a failure. It is tools.CodeDeclined, defined here so that packages
+// below tools can read it.
+const CodeDeclined = "DECLINED"
+
 // Block is one unit of assistant output. The same value is streamed to the
 // client (compact NDJSON keys) and persisted (verbose keys), so reloading a
 // thread shows exactly what streamed.

@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/blocks/uistream"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
 )
 
 // The AI SDK route: POST /api/chat/ui speaks the Vercel AI SDK's UI
@@ -374,7 +375,7 @@ func settledCard(callID string, p store.Proposal, known bool) blocks.Block {
 	case p.Status == store.ProposalApplied:
 		b.OK, b.Content = true, p.Summary
 	case p.Status == store.ProposalDeclined:
-		b.ErrorCode, b.Content = "DECLINED", "Declined: "+p.Summary
+		b.ErrorCode, b.Content = string(tools.CodeDeclined), "Declined: "+p.Summary
 	default:
 		b.Content = "This approval expired; nothing was done."
 	}

@@ -114,7 +114,7 @@ func (c *uiConverter) parts(bs []blocks.Block) []any {
 			switch {
 			case b.OK:
 				p["state"], p["output"] = "output-available", map[string]string{"summary": b.Content}
-			case b.ErrorCode == "DECLINED":
+			case b.ErrorCode == blocks.CodeDeclined:
 				p["state"] = "output-denied"
 			default:
 				p["state"], p["errorText"] = "output-error", b.Content

@@ -140,7 +140,7 @@ func (e *Encoder) Block(b blocks.Block) error {
 		switch {
 		case b.OK:
 			return e.write(chunk{"type": "tool-output-available", "toolCallId": b.ID, "output": map[string]string{"summary": b.Content}})
-		case b.ErrorCode == "DECLINED":
+		case b.ErrorCode == blocks.CodeDeclined:
 			return e.write(chunk{"type": "tool-output-denied", "toolCallId": b.ID})
 		default:
 			return e.write(chunk{"type": "tool-output-error", "toolCallId": b.ID, "errorText": b.Content})
