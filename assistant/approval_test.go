@@ -118,7 +118,7 @@ func TestMutateCallBecomesAProposalAndEndsTheTurn(t *testing.T) {
 	if a.model.Calls() != 1 {
 		t.Errorf("%d model calls, want 1: a confirm card ends the turn", a.model.Calls())
 	}
-	if card.Name != "rename_note" || card.Content != "Rename note 7 to “Groceries”" || len(card.ID) < 40 || card.Tag != "mutate" {
+	if card.Name != "rename_note" || card.Content != "Rename note 7 to “Groceries”" || len(card.ID) < 40 || card.Effect != "mutate" {
 		t.Errorf("card %+v: want the tool, the dry run's summary, a long token and the effect", card)
 	}
 	wire := blocks.AppendNDJSON(nil, &card)
@@ -348,7 +348,7 @@ func TestToolWithoutDryRunGetsADefaultSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := find(streamed, blocks.Confirm)
-	if len(c) != 1 || c[0].Content != `drop_note {"id":3}` || c[0].Tag != "destructive" {
+	if len(c) != 1 || c[0].Content != `drop_note {"id":3}` || c[0].Effect != "destructive" {
 		t.Errorf("confirm %+v", c)
 	}
 }

@@ -46,10 +46,6 @@ const (
 // isPlan matches the calls of a round with plan p.
 func isPlan(p plan) func(call) bool { return func(c call) bool { return c.plan == p } }
 
-// clientTag marks the tool_call block of a client-side call: the client
-// runs it and posts the result with its next request.
-const clientTag = "client"
-
 // knownTransport marks, in the audit, a call the knowledge gate answered
 // without running the tool.
 const knownTransport = "knowledge"
@@ -92,9 +88,7 @@ func (t *turn) gate(ctx context.Context, calls []providers.ToolCall, emit func(b
 		}
 		o, refused := t.tools.gate(ctx, &t.actor, c, argsRefusal)
 		b := blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown}
-		if refused == nil && o.spec.ClientSide {
-			b.Tag = clientTag
-		}
+		b.ClientSide = refused == nil && o.spec.ClientSide
 		emit(b)
 		if refused == nil {
 			round[i].approval = t.tools.approvalFor(ctx, &t.actor, o.spec)

@@ -123,7 +123,7 @@ func (e *Encoder) Block(b blocks.Block) error {
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		if b.Tag != "client" {
+		if !b.ClientSide {
 			e.calls[b.Name] = append(e.calls[b.Name], b.ID)
 		}
 		return e.write(chunk{"type": "tool-input-available", "toolCallId": b.ID, "toolName": b.Name, "input": jsonValue(b.Data)})

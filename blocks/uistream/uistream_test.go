@@ -56,8 +56,8 @@ var scenarios = []struct {
 		{Kind: blocks.Markdown, Content: "I will add it."},
 		{Kind: blocks.ToolCall, ID: "c1", Name: "add_note", Data: json.RawMessage(`{"text":"milk"}`)},
 		{Kind: blocks.ToolCall, ID: "c2", Name: "add_note", Data: json.RawMessage(`{"text":"eggs"}`)},
-		{Kind: blocks.Confirm, ID: "tok1", Name: "add_note", Content: "Add a note: milk", Tag: "mutate"},
-		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note", Content: "Add a note: eggs", Tag: "mutate"},
+		{Kind: blocks.Confirm, ID: "tok1", Name: "add_note", Content: "Add a note: milk", Effect: "mutate"},
+		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note", Content: "Add a note: eggs", Effect: "mutate"},
 		end("approval", 200, 40),
 	}},
 	{"decision-continues", uistream.Options{MessageID: "client-msg-7"}, []blocks.Block{
@@ -72,7 +72,7 @@ var scenarios = []struct {
 	}},
 	{"client-tool-and-form", uistream.Options{}, []blocks.Block{
 		meta("th1", "m2", "m1", ""),
-		{Kind: blocks.ToolCall, ID: "c1", Name: "browser_time", Tag: "client"},
+		{Kind: blocks.ToolCall, ID: "c1", Name: "browser_time", ClientSide: true},
 		{Kind: blocks.ToolCall, ID: "c2", Name: "ask_user", Data: json.RawMessage(`{"questions":[{"id":"t","label":"Text?","type":"text"}]}`)},
 		{Kind: blocks.Form, ID: "c2", Data: json.RawMessage(`{"questions":[{"id":"t","label":"Text?","type":"text"}]}`)},
 		{Kind: blocks.Component, Tag: "chart", Data: json.RawMessage(`{"points":[1,2]}`)},
