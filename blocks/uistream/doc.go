@@ -1,6 +1,7 @@
 // Package uistream encodes a turn's blocks as the Vercel AI SDK's UI
 // message stream (protocol v1: server-sent events, one JSON chunk per
-// event), the wire the SDK's useChat and Chat read.
+// event), the wire the SDK's useChat and Chat read, and a stored thread's
+// blocks as the UI message parts the stream built.
 //
 // An Encoder is pure and stateful: it keeps the open text part, the step,
 // and the tool calls it has announced, and writes each block as zero or
@@ -34,7 +35,15 @@
 // belong to the step that made them. Options.Answered names the calls whose
 // outputs the client supplied itself; their results are not sent back.
 //
+// # Reloading a thread
+//
+// History gives the parts of a stored thread's answers, the shape useChat
+// takes as its initial messages: the parts the Encoder's chunks added up
+// to when the answers streamed. The block to part mapping is written once,
+// in parts.go, for both. Cards, which the stored blocks cannot tell,
+// say how each confirm card was decided.
+//
 // # Concurrency
 //
-// An Encoder is not safe for concurrent use.
+// An Encoder or a History is not safe for concurrent use.
 package uistream

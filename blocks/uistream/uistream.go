@@ -111,11 +111,7 @@ func (e *Encoder) Block(b blocks.Block) error {
 		}
 		return e.textDelta(b.Content)
 	case blocks.Code, blocks.Mermaid:
-		s := Fenced(b)
-		if e.text != "" && !e.lastNL {
-			s = "\n" + s
-		}
-		return e.textDelta(s)
+		return e.textDelta(codeText(b, e.text != "" && !e.lastNL))
 	case blocks.ToolCall:
 		if err := e.step(); err != nil {
 			return err
@@ -137,33 +133,27 @@ func (e *Encoder) Block(b blocks.Block) error {
 		}
 		e.answered(b.Name, b.ID)
 		e.stepDone = true
-		switch {
-		case b.OK:
-			return e.write(chunk{"type": "tool-output-available", "toolCallId": b.ID, "output": map[string]string{"summary": b.Content}})
-		case b.ErrorCode == blocks.CodeDeclined:
-			return e.write(chunk{"type": "tool-output-denied", "toolCallId": b.ID})
-		default:
-			return e.write(chunk{"type": "tool-output-error", "toolCallId": b.ID, "errorText": b.Content})
+		state, key, value := toolOutcome(b)
+		c := chunk{"type": "tool-" + state, "toolCallId": b.ID}
+		if key != "" {
+			c[key] = value
 		}
+		return e.write(c)
 	case blocks.Confirm:
 		id := e.takeCall(b.Name)
 		if id == "" {
 			return nil // no call of that tool announced in this stream: nothing to attach it to
 		}
 		return e.write(chunk{"type": "tool-approval-request", "approvalId": b.ID, "toolCallId": id})
-	case blocks.Component:
-		if b.Tag == "" {
+	case blocks.Component, blocks.Warning:
+		typ, data, ok := dataPart(b)
+		if !ok {
 			return nil
 		}
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		return e.write(chunk{"type": "data-" + b.Tag, "data": jsonValue(b.Data)})
-	case blocks.Warning:
-		if err := e.closeText(); err != nil {
-			return err
-		}
-		return e.write(chunk{"type": "data-warning", "data": map[string]string{"text": b.Content}})
+		return e.write(chunk{"type": typ, "data": data})
 	case blocks.Error:
 		if err := e.closeText(); err != nil {
 			return err
@@ -383,44 +373,4 @@ func (e *Encoder) write(c chunk) error {
 	}
 	_, err = fmt.Fprintf(e.w, "data: %s\n\n", b)
 	return err
-}
-
-// jsonValue is raw JSON as a value that encodes as itself, null when empty
-// or invalid.
-func jsonValue(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || !json.Valid(raw) {
-		return json.RawMessage("null")
-	}
-	return raw
-}
-
-// Fenced writes a code or mermaid block as markdown: a fence longer than
-// any run of backticks in it, the language, the code, a closing fence and
-// a newline. A text part carries code this way.
-func Fenced(b blocks.Block) string {
-	lang := b.Tag
-	if b.Kind == blocks.Mermaid {
-		lang = "mermaid"
-	}
-	fence := "```"
-	for strings.Contains(b.Content, fence) {
-		fence += "`"
-	}
-	var s strings.Builder
-	s.WriteString(fence + oneLine(lang) + "\n" + b.Content)
-	if !strings.HasSuffix(b.Content, "\n") {
-		s.WriteString("\n")
-	}
-	s.WriteString(fence + "\n")
-	return s.String()
-}
-
-// oneLine keeps a fence's language tag on its line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '`' {
-			return -1
-		}
-		return r
-	}, s)
 }
