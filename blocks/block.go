@@ -15,7 +15,7 @@ const (
 	Load       Kind = "load"        // placeholder while a fenced block streams; Tag = kind being loaded
 	ToolCall   Kind = "tool_call"   // the model called a tool; ID, Name, Data = arguments, ClientSide
 	ToolResult Kind = "tool_result" // a tool's outcome; ID, Name, OK, Content = summary or error message, ErrorCode = tool error code
-	Confirm    Kind = "confirm"     // approval card; ID = token, Name = tool, Content = summary, Effect
+	Confirm    Kind = "confirm"     // approval card; ID = token, Name = tool, Content = summary, CallID, Effect
 	Form       Kind = "form"        // ask_user form; ID = call id, Data = questions
 	Component  Kind = "component"   // custom UI block; Tag = component name, Data = props
 	Warning    Kind = "warning"     // a notice to the user; Content
@@ -38,10 +38,14 @@ type Block struct {
 	// Tag is the language of a code block, the kind a load block stands
 	// for ("code" or "mermaid"), or a component block's name. Other kinds
 	// leave it empty.
-	Tag       string // wire "t", stored "tag" (on tool_call and confirm blocks the key spells ClientSide and Effect: see the package documentation)
+	Tag       string // wire "t", stored "tag" (on tool_call and confirm blocks the key spells ClientSide and Effect for older readers)
 	ErrorCode string // wire "e", stored "error_code" (error blocks; tool_result error code)
 	ID        string // wire "id", stored "id" (tool call id, confirm token)
 	Name      string // wire "n", stored "name" (tool name)
+	// CallID is, on a confirm block, the id of the tool call the card
+	// decides: the ID of that call's tool_call block. Cards stored before
+	// it existed have none.
+	CallID string // wire "ci", stored "call_id"
 	// ClientSide marks a tool_call block whose call the client runs (a
 	// tools.Spec.ClientSide tool): the turn ends, and the client posts the
 	// result with its next request.

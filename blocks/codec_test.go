@@ -30,7 +30,7 @@ func sampleBlocks() []Block {
 		{Kind: ToolCall, ID: "call_4", Name: "browser_time", ClientSide: true},
 		{Kind: ToolResult, ID: "call_1", Name: "list_vms", OK: true, Content: "3 VMs", Data: json.RawMessage(`[1,2,3]`)},
 		{Kind: ToolResult, ID: "call_2", Name: "delete_vm"},
-		{Kind: Confirm, ID: "tok_abc", Name: "delete_vm", Content: "Delete vm-1?", Effect: "destructive"},
+		{Kind: Confirm, ID: "tok_abc", Name: "delete_vm", Content: "Delete vm-1?", CallID: "call_2", Effect: "destructive"},
 		{Kind: Form, ID: "call_3", Data: json.RawMessage(`{"questions":[{"q":"Which region?"}]}`)},
 		{Kind: Component, Tag: "vm_order", Data: json.RawMessage(`{"cpu":2,"ram":"4G","ok":true,"x":null,"f":-1.5e3}`)},
 		{Kind: Warning, Content: "Quota almost used"},
@@ -55,7 +55,7 @@ func TestWireFormExact(t *testing.T) {
 		{Block{Kind: Meta, Meta: &MetaInfo{ThreadID: "t", InputTokens: 3, Finish: "stop"}}, `{"k":"meta","m":{"thread_id":"t","input_tokens":3,"finish":"stop"}}`},
 		// The tag key keeps its old meaning on these two kinds, for readers from before cs and ef.
 		{Block{Kind: ToolCall, ID: "c1", Name: "f", ClientSide: true}, `{"k":"tool_call","t":"client","id":"c1","n":"f","cs":true}`},
-		{Block{Kind: Confirm, ID: "tok", Name: "f", Content: "Do?", Effect: "mutate"}, `{"k":"confirm","c":"Do?","t":"mutate","id":"tok","n":"f","ef":"mutate"}`},
+		{Block{Kind: Confirm, ID: "tok", Name: "f", Content: "Do?", CallID: "c1", Effect: "mutate"}, `{"k":"confirm","c":"Do?","t":"mutate","id":"tok","n":"f","ci":"c1","ef":"mutate"}`},
 	}
 	for _, tt := range tests {
 		got := string(AppendNDJSON(nil, &tt.b))
@@ -363,7 +363,7 @@ func TestFieldTableCoversBlock(t *testing.T) {
 	}
 	want := []string{
 		`Content/,"c"`, `Content/,"content"`, `Tag/,"t"`, `Tag/,"tag"`, `ErrorCode/,"e"`, `ErrorCode/,"error_code"`,
-		`ID/,"id"`, `Name/,"n"`, `Name/,"name"`, `ClientSide/,"cs"`, `ClientSide/,"client_side"`, `Effect/,"ef"`, `Effect/,"effect"`,
+		`ID/,"id"`, `Name/,"n"`, `Name/,"name"`, `CallID/,"ci"`, `CallID/,"call_id"`, `ClientSide/,"cs"`, `ClientSide/,"client_side"`, `Effect/,"ef"`, `Effect/,"effect"`,
 		`OK/,"ok"`, `Data/,"d"`, `Data/,"data"`, `Meta/,"m"`, `Meta/,"meta"`,
 	}
 	for _, w := range want {

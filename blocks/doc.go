@@ -26,8 +26,8 @@
 //	tool_result  ID, Name, OK, Content, ErrorCode, Data       a tool's outcome: Content is the summary, or the
 //	                                                          error message with ErrorCode the tool error code
 //	                                                          (CodeDeclined: a human declined the call)
-//	confirm      ID (approval token), Name (tool), Content,   a card asking the user to approve a call; Effect
-//	             Effect                                       is the tool's, "mutate" or "destructive"
+//	confirm      ID (approval token), Name (tool), Content,   a card asking the user to approve the call CallID;
+//	             CallID, Effect                               Effect is the tool's, "mutate" or "destructive"
 //	form         ID (call id), Data (questions)               an ask_user form
 //	component    Tag (component name), Data (props)           a host-registered UI block
 //	warning      Content                                      a notice to the user
@@ -54,6 +54,7 @@
 //	ErrorCode  e         error_code   string
 //	ID         id        id           string
 //	Name       n         name         string
+//	CallID     ci        call_id      string
 //	ClientSide cs        client_side  bool
 //	Effect     ef        effect       string
 //	OK         ok        ok           bool, always written on tool_result blocks

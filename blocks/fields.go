@@ -42,6 +42,7 @@ var fields = [...]field{
 	{keys: [2]string{"e", "error_code"}, typ: stringField, str: func(b *Block) *string { return &b.ErrorCode }},
 	{keys: [2]string{"id", "id"}, typ: stringField, str: func(b *Block) *string { return &b.ID }},
 	{keys: [2]string{"n", "name"}, typ: stringField, str: func(b *Block) *string { return &b.Name }},
+	{keys: [2]string{"ci", "call_id"}, typ: stringField, str: func(b *Block) *string { return &b.CallID }},
 	{keys: [2]string{"cs", "client_side"}, typ: boolField, flag: func(b *Block) *bool { return &b.ClientSide }},
 	{keys: [2]string{"ef", "effect"}, typ: stringField, str: func(b *Block) *string { return &b.Effect }},
 	{keys: [2]string{"ok", "ok"}, typ: boolField, flag: func(b *Block) *bool { return &b.OK }, always: ToolResult},

@@ -15,11 +15,11 @@ import (
 // text part (a decision's note, form answers and client results, which the
 // server wrote, are left out: their outcome shows on the tool parts). An
 // answer's parts are uistream.History's, with each card as its proposal
-// stands.
+// stands (and, for a card stored without its call id, the proposal's).
 func uiMessagesOf(msgs []store.Message, ps []store.Proposal) []map[string]any {
 	h := uistream.History{Cards: make(map[string]uistream.Card, len(ps))}
 	for _, p := range ps {
-		h.Cards[p.Token] = cardOf(p.Status)
+		h.Cards[p.Token] = uistream.Card{State: cardState(p.Status), CallID: p.CallID}
 	}
 	out := []map[string]any{}
 	for _, m := range msgs {
@@ -48,8 +48,8 @@ func uiMessagesOf(msgs []store.Message, ps []store.Proposal) []map[string]any {
 	return out
 }
 
-// cardOf is how a card with proposal status s stands for uistream.
-func cardOf(s store.ProposalStatus) uistream.Card {
+// cardState is how a card whose proposal has status s stands.
+func cardState(s store.ProposalStatus) uistream.CardState {
 	switch s {
 	case store.ProposalPending:
 		return uistream.CardPending

@@ -13,13 +13,18 @@
 //	code, mermaid     text-delta with the fenced block
 //	tool_call         tool-input-available {toolCallId, toolName, input}
 //	tool_result       tool-output-available {output} | tool-output-error | tool-output-denied (DECLINED)
-//	confirm           tool-approval-request {approvalId: token, toolCallId}
+//	confirm           tool-approval-request {approvalId: token, toolCallId: CallID}
 //	form              nothing: its ask_user tool call carries the form as input
 //	component         data-<tag> {data}
 //	warning           data-warning {data: {"text"}}
 //	error             error {errorText}: the stream ends
 //	meta (waiting)    data-status {data: {"waiting"}, transient: true}
 //	meta (last)       finish-step; finish {finishReason, messageMetadata} at Close
+//
+// A confirm card goes to the call its CallID names, if this stream
+// announced it and it has no result; a card without a CallID (built by
+// hand, or stored before cards carried one) goes to the oldest such call
+// of its tool. A card with no call to go to writes nothing.
 //
 // A tool result after the step's tool calls opens a new step before the
 // next text or call, as the SDK's own server does. Only the chunk types and

@@ -11,15 +11,26 @@ import (
 // messages.
 type Part map[string]any
 
-// Card is how a confirm card stands when its thread is read back.
-type Card uint8
+// Card is what the store knows of a confirm card, which its block does
+// not say: how it stands, and the call it decides.
+type Card struct {
+	State CardState
+	// CallID is the id of the call the card decides. History needs it only
+	// for a card whose block was stored before blocks carried it
+	// (blocks.Block.CallID); without either, the card goes to the oldest
+	// waiting call of its tool.
+	CallID string
+}
 
-// How a card stands. The zero value, CardClosed, is also what a card that
-// History has no record of reads as.
+// CardState is how a confirm card stands when its thread is read back.
+type CardState uint8
+
+// How a card stands. The zero value, CardClosed, is also how a card that
+// History has no record of reads.
 const (
-	CardClosed  Card = iota // declined or expired: the call was not approved
-	CardPending             // waiting for the user's decision
-	CardApplied             // approved, and the call carried out
+	CardClosed  CardState = iota // declined or expired: the call was not approved
+	CardPending                  // waiting for the user's decision
+	CardApplied                  // approved, and the call carried out
 )
 
 // History turns a stored thread's answers into UIMessage parts: the parts
@@ -27,7 +38,8 @@ const (
 // that reloads a thread shows what streamed. An answer's blocks become
 // text parts (fenced code included), reasoning parts, tool-<name> parts in
 // their last state, and data-<component> and data-warning parts. A
-// confirm card puts its approval on its call's part: approval-requested
+// confirm card puts its approval on the part of the call it decides (its
+// CallID, or Cards' for a card stored without one): approval-requested
 // while pending, approved true or false once decided; a call whose card
 // closed with no result is output-denied.
 //
@@ -40,8 +52,8 @@ type History struct {
 	// not name is closed.
 	Cards map[string]Card
 
-	calls   map[string]Part   // call id -> its part
-	waiting map[string][]Part // tool name -> parts waiting for a card, in order
+	calls map[string]Part // call id -> its part
+	cards cardCalls[Part] // the parts of calls that may still get a card
 }
 
 // Parts returns the parts of one stored answer's blocks, none for an
@@ -49,7 +61,7 @@ type History struct {
 // returned again.
 func (h *History) Parts(bs []blocks.Block) []Part {
 	if h.calls == nil {
-		h.calls, h.waiting = map[string]Part{}, map[string][]Part{}
+		h.calls = map[string]Part{}
 	}
 	var parts []Part
 	var text strings.Builder // the open text part
@@ -76,9 +88,12 @@ func (h *History) Parts(bs []blocks.Block) []Part {
 			flush()
 			p := Part{"type": "tool-" + b.Name, "toolCallId": b.ID, "state": "input-available", "input": jsonValue(b.Data)}
 			h.calls[b.ID] = p
-			h.waiting[b.Name] = append(h.waiting[b.Name], p)
+			if !b.ClientSide {
+				h.cards.add(b.ID, b.Name, p)
+			}
 			parts = append(parts, p)
 		case blocks.ToolResult:
+			h.cards.answered(b.ID)
 			p := h.calls[b.ID]
 			if p == nil {
 				// A result whose call is not in the thread: a part of its own.
@@ -93,13 +108,13 @@ func (h *History) Parts(bs []blocks.Block) []Part {
 				p[key] = value
 			}
 		case blocks.Confirm:
-			waiting := h.waiting[b.Name]
-			if len(waiting) == 0 {
-				continue // no call to attach it to
+			card := h.Cards[b.ID]
+			if b.CallID != "" {
+				card.CallID = b.CallID
 			}
-			p := waiting[0]
-			h.waiting[b.Name] = waiting[1:]
-			h.approval(p, b.ID)
+			if c, ok := h.cards.take(card.CallID, b.Name); ok {
+				approve(c.v, b.ID, card.State)
+			} // else no call to attach it to
 		case blocks.Component, blocks.Warning:
 			if typ, data, ok := dataPart(b); ok {
 				flush()
@@ -111,9 +126,10 @@ func (h *History) Parts(bs []blocks.Block) []Part {
 	return parts
 }
 
-// approval puts the approval of card token on its call's part p.
-func (h *History) approval(p Part, token string) {
-	switch h.Cards[token] {
+// approve puts the approval of card token, which stands as s, on its
+// call's part p.
+func approve(p Part, token string, s CardState) {
+	switch s {
 	case CardPending:
 		p["state"], p["approval"] = "approval-requested", map[string]any{"id": token}
 	case CardApplied:

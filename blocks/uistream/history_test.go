@@ -97,7 +97,7 @@ func TestHistoryPartsAreWhatTheStreamBuilt(t *testing.T) {
 				i++
 			}
 			sc := scenarios[i]
-			h := uistream.History{Cards: map[string]uistream.Card{"tok1": uistream.CardPending, "tok2": uistream.CardPending}}
+			h := uistream.History{Cards: map[string]uistream.Card{"tok1": {State: uistream.CardPending}, "tok2": {State: uistream.CardPending}}}
 			got := asJSON(t, h.Parts(stored(sc.in)))
 			want := sdkParts(t, nil, encode(t, sc.opts, sc.in))
 			if !reflect.DeepEqual(got, want) {
@@ -118,7 +118,7 @@ func TestHistoryShowsHowEachCardWasDecided(t *testing.T) {
 	}
 	// tok1 applied and answered by a later turn, tok2 declined with no
 	// result yet, tok3 unknown (expired and gone).
-	h := uistream.History{Cards: map[string]uistream.Card{"tok1": uistream.CardApplied, "tok2": uistream.CardClosed}}
+	h := uistream.History{Cards: map[string]uistream.Card{"tok1": {State: uistream.CardApplied}, "tok2": {State: uistream.CardClosed}}}
 	parts := h.Parts(answer)
 	if more := h.Parts([]blocks.Block{{Kind: blocks.ToolResult, ID: "c1", Name: "add_note", OK: true, Content: "added"}}); len(more) != 0 {
 		t.Errorf("a result of an earlier answer's call made parts of its own: %v", more)
@@ -154,7 +154,7 @@ func FuzzHistory(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ops []byte, text, id string) {
 		kinds := []blocks.Kind{blocks.Markdown, blocks.Reasoning, blocks.Code, blocks.Mermaid, blocks.Load, blocks.Form,
 			blocks.ToolCall, blocks.ToolResult, blocks.Confirm, blocks.Component, blocks.Warning, blocks.Meta}
-		h := uistream.History{Cards: map[string]uistream.Card{id + "a": uistream.CardPending, id + "b": uistream.CardApplied}}
+		h := uistream.History{Cards: map[string]uistream.Card{id + "a": {State: uistream.CardPending}, id + "b": {State: uistream.CardApplied, CallID: id + "c"}}}
 		var bs []blocks.Block
 		for i, op := range ops {
 			if op == 12 { // the next answer
@@ -176,4 +176,34 @@ func FuzzHistory(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestHistoryPutsACardOnTheCallItDecides(t *testing.T) {
+	answer := []blocks.Block{
+		{Kind: blocks.ToolCall, ID: "c1", Name: "add_note"},
+		{Kind: blocks.ToolCall, ID: "c2", Name: "add_note"},
+		{Kind: blocks.ToolCall, ID: "c3", Name: "add_note"},
+		{Kind: blocks.ToolResult, ID: "c1", Name: "add_note", Content: "refused"},
+		{Kind: blocks.Confirm, ID: "tok3", Name: "add_note", CallID: "c3"},
+		// Stored before cards carried their call: the store knows it.
+		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note"},
+	}
+	h := uistream.History{Cards: map[string]uistream.Card{
+		"tok2": {State: uistream.CardPending, CallID: "c2"}, "tok3": {State: uistream.CardApplied}}}
+	approvals := map[string]any{}
+	for _, p := range asJSON(t, h.Parts(answer)) {
+		approvals[p["toolCallId"].(string)] = p["approval"]
+	}
+	want := map[string]any{"c1": nil, "c2": map[string]any{"id": "tok2"}, "c3": map[string]any{"id": "tok3", "approved": true}}
+	if !reflect.DeepEqual(approvals, want) {
+		t.Errorf("approvals by call %v, want %v", approvals, want)
+	}
+
+	// Stored without a call id anywhere: the oldest call of its tool still
+	// waiting, not one already answered.
+	h = uistream.History{}
+	parts := asJSON(t, h.Parts([]blocks.Block{answer[0], answer[1], answer[3], {Kind: blocks.Confirm, ID: "tok", Name: "add_note"}}))
+	if parts[0]["approval"] != nil || parts[1]["approval"] == nil {
+		t.Errorf("a card with no call id went to %v, want the unanswered call c2", parts)
+	}
 }

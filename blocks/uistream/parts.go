@@ -2,6 +2,7 @@ package uistream
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley/blocks"
@@ -36,6 +37,42 @@ func dataPart(b blocks.Block) (typ string, data any, ok bool) {
 		return "data-warning", map[string]string{"text": b.Content}, true
 	}
 	return "", nil, false
+}
+
+// cardCalls are the calls of a stream or a thread that may still get a
+// confirm card, in call order, each with what a card changes (T). A
+// client-side call never gets one, and a call with a result no longer can.
+type cardCalls[T any] []cardCall[T]
+
+type cardCall[T any] struct {
+	id, tool string
+	v        T
+}
+
+func (cs *cardCalls[T]) add(id, tool string, v T) { *cs = append(*cs, cardCall[T]{id, tool, v}) }
+
+// answered forgets the call id, which got its result.
+func (cs *cardCalls[T]) answered(id string) {
+	*cs = slices.DeleteFunc(*cs, func(c cardCall[T]) bool { return c.id == id })
+}
+
+// take removes and returns the call a confirm card decides: the call
+// callID, or, for a card with no call id (stored before cards carried
+// it), the oldest waiting call of its tool. ok is false when no such call
+// waits.
+func (cs *cardCalls[T]) take(callID, tool string) (c cardCall[T], ok bool) {
+	i := slices.IndexFunc(*cs, func(c cardCall[T]) bool {
+		if callID != "" {
+			return c.id == callID
+		}
+		return c.tool == tool
+	})
+	if i < 0 {
+		return c, false
+	}
+	c = (*cs)[i]
+	*cs = slices.Delete(*cs, i, i+1)
+	return c, true
 }
 
 // codeText is what a code or mermaid block adds to a text part: the

@@ -51,13 +51,13 @@ type Encoder struct {
 	finish    string // the finish reason of the last meta block
 	meta      map[string]any
 	in, out   int64               // tokens of the turns so far
-	calls     map[string][]string // tool name -> call ids waiting for a confirm card, in order
+	cards     cardCalls[struct{}] // announced calls that may still get a confirm card
 	ended     bool                // an error chunk or Close was written
 }
 
 // NewEncoder returns an Encoder writing to w.
 func NewEncoder(w io.Writer, opts Options) *Encoder {
-	return &Encoder{w: w, opts: opts, calls: map[string][]string{}}
+	return &Encoder{w: w, opts: opts}
 }
 
 // chunk is one UI message chunk. Optional fields are left out of the map;
@@ -120,7 +120,7 @@ func (e *Encoder) Block(b blocks.Block) error {
 			return err
 		}
 		if !b.ClientSide {
-			e.calls[b.Name] = append(e.calls[b.Name], b.ID)
+			e.cards.add(b.ID, b.Name, struct{}{})
 		}
 		return e.write(chunk{"type": "tool-input-available", "toolCallId": b.ID, "toolName": b.Name, "input": jsonValue(b.Data)})
 	case blocks.ToolResult:
@@ -131,7 +131,7 @@ func (e *Encoder) Block(b blocks.Block) error {
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		e.answered(b.Name, b.ID)
+		e.cards.answered(b.ID)
 		e.stepDone = true
 		state, key, value := toolOutcome(b)
 		c := chunk{"type": "tool-" + state, "toolCallId": b.ID}
@@ -140,11 +140,11 @@ func (e *Encoder) Block(b blocks.Block) error {
 		}
 		return e.write(c)
 	case blocks.Confirm:
-		id := e.takeCall(b.Name)
-		if id == "" {
-			return nil // no call of that tool announced in this stream: nothing to attach it to
+		c, ok := e.cards.take(b.CallID, b.Name)
+		if !ok {
+			return nil // its call was not announced in this stream, or is answered: nothing to attach it to
 		}
-		return e.write(chunk{"type": "tool-approval-request", "approvalId": b.ID, "toolCallId": id})
+		return e.write(chunk{"type": "tool-approval-request", "approvalId": b.ID, "toolCallId": c.id})
 	case blocks.Component, blocks.Warning:
 		typ, data, ok := dataPart(b)
 		if !ok {
@@ -343,27 +343,6 @@ func (e *Encoder) closeText() error {
 	id := e.text
 	e.text, e.lastNL = "", false
 	return e.write(chunk{"type": "text-end", "id": id})
-}
-
-// takeCall returns the oldest call of tool that waits for its card.
-func (e *Encoder) takeCall(tool string) string {
-	ids := e.calls[tool]
-	if len(ids) == 0 {
-		return ""
-	}
-	e.calls[tool] = ids[1:]
-	return ids[0]
-}
-
-// answered forgets a call that got its result: it waits for no card.
-func (e *Encoder) answered(tool, id string) {
-	ids := e.calls[tool]
-	for i, c := range ids {
-		if c == id {
-			e.calls[tool] = append(ids[:i:i], ids[i+1:]...)
-			return
-		}
-	}
 }
 
 func (e *Encoder) write(c chunk) error {
