@@ -227,7 +227,7 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 			data = raw
 		}
 	}
-	emit(blocks.Block{Kind: blocks.Confirm, ID: token, Name: c.Name, Content: summary, Tag: string(o.spec.Effect), Data: data})
+	emit(blocks.Block{Kind: blocks.Confirm, ID: token, Name: c.Name, Content: summary, CallID: c.ID, Effect: string(o.spec.Effect), Data: data})
 	if r.UI != nil {
 		emit(*r.UI)
 	}

@@ -118,16 +118,18 @@ func TestMutateCallBecomesAProposalAndEndsTheTurn(t *testing.T) {
 	if a.model.Calls() != 1 {
 		t.Errorf("%d model calls, want 1: a confirm card ends the turn", a.model.Calls())
 	}
-	if card.Name != "rename_note" || card.Content != "Rename note 7 to “Groceries”" || len(card.ID) < 40 || card.Tag != "mutate" {
-		t.Errorf("card %+v: want the tool, the dry run's summary, a long token and the effect", card)
+	if card.Name != "rename_note" || card.Content != "Rename note 7 to “Groceries”" || len(card.ID) < 40 || card.Effect != "mutate" ||
+		card.CallID != "m1" {
+		t.Errorf("card %+v: want the tool, the dry run's summary, a long token, the effect and the call it decides", card)
 	}
 	wire := blocks.AppendNDJSON(nil, &card)
 	var keys map[string]any
 	if err := json.Unmarshal(wire, &keys); err != nil {
 		t.Fatal(err)
 	}
-	if keys["k"] != "confirm" || keys["id"] != card.ID || keys["n"] != "rename_note" || keys["c"] != card.Content {
-		t.Errorf("wire form %s: want k, id, n, c", wire)
+	if keys["k"] != "confirm" || keys["id"] != card.ID || keys["n"] != "rename_note" || keys["c"] != card.Content ||
+		keys["ci"] != "m1" || keys["ef"] != "mutate" || keys["t"] != "mutate" {
+		t.Errorf("wire form %s: want k, id, n, c, ci, ef, and t as before ef", wire)
 	}
 	p, err := a.store.GetProposal(context.Background(), card.ID)
 	if err != nil {
@@ -348,7 +350,7 @@ func TestToolWithoutDryRunGetsADefaultSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := find(streamed, blocks.Confirm)
-	if len(c) != 1 || c[0].Content != `drop_note {"id":3}` || c[0].Tag != "destructive" {
+	if len(c) != 1 || c[0].Content != `drop_note {"id":3}` || c[0].Effect != "destructive" {
 		t.Errorf("confirm %+v", c)
 	}
 }

@@ -63,13 +63,14 @@ func lastTurn(prior []store.Message) (store.Message, bool) {
 	return m, m.Role == store.RoleAssistant && m.Status == store.StatusComplete
 }
 
-// pendingClientCalls are the client-side calls m ended with: tool_call
-// blocks tagged for the client and not answered in m.
+// pendingClientCalls are the client-side calls m ended with: ClientSide
+// tool_call blocks not answered in m. (A thread stored before ClientSide
+// marked them with a tag; the blocks package reads that as ClientSide.)
 func pendingClientCalls(m store.Message) []blocks.Block {
 	var calls []blocks.Block
 	for _, b := range m.Blocks {
 		switch {
-		case b.Kind == blocks.ToolCall && b.Tag == clientTag:
+		case b.Kind == blocks.ToolCall && b.ClientSide:
 			calls = append(calls, b)
 		case b.Kind == blocks.ToolResult:
 			calls = slices.DeleteFunc(calls, func(c blocks.Block) bool { return c.ID == b.ID })

@@ -164,7 +164,7 @@ func TestClientToolIsEmittedAndItsResultPostedBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := find(streamed, blocks.ToolCall)
-	if len(calls) != 1 || calls[0].Tag != "client" || string(calls[0].Data) != `{"precise": true}` || reply.Finish != "client_tool" || p.Calls() != 1 {
+	if len(calls) != 1 || !calls[0].ClientSide || string(calls[0].Data) != `{"precise": true}` || reply.Finish != "client_tool" || p.Calls() != 1 {
 		t.Fatalf("calls %+v, finish %q: want one client call that ends the turn", calls, reply.Finish)
 	}
 	if len(find(streamed, blocks.ToolResult)) != 0 || ran.Load() != 0 {
@@ -208,6 +208,47 @@ func TestClientToolIsEmittedAndItsResultPostedBack(t *testing.T) {
 	}
 	if results != 1 {
 		t.Errorf("client result replayed %d times, want 1", results)
+	}
+}
+
+func TestClientCallStoredWithTheOldTagStillTakesItsResults(t *testing.T) {
+	p := fake.New(fake.Turn{fake.CallTool("loc1", "get_location", `{"precise": true}`)})
+	h, _ := clientHarness(t, p)
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "weather here?"})
+	if err != nil {
+		t.Fatal(err, streamed)
+	}
+	// The thread as a version from before ClientSide stored it: the call
+	// marked only by its tag, as a store reads it back.
+	msgs := h.messages(t, reply.ThreadID)
+	last := msgs[len(msgs)-1]
+	raw, err := json.Marshal(last.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(raw), `,"client_side":true`, "")
+	if !strings.Contains(old, `"tag":"client"`) || strings.Contains(old, "client_side") {
+		t.Fatalf("not the old stored form: %s", old)
+	}
+	last.Blocks = nil
+	if err := json.Unmarshal([]byte(old), &last.Blocks); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.UpdateMessage(context.Background(), &last); err != nil {
+		t.Fatal(err)
+	}
+
+	if w := assistant.WaitingOn(h.messages(t, reply.ThreadID)); len(w.ToolCalls) != 1 || w.ToolCalls[0] != "loc1" {
+		t.Errorf("WaitingOn = %+v, want the old client call", w)
+	}
+	p.Append(fake.Turn{fake.Text("Sunny where you are.")})
+	_, streamed, err = h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID,
+		ToolResults: []assistant.ToolResult{{ID: "loc1", Output: json.RawMessage(`{"city": "Oslo"}`)}}})
+	if err != nil {
+		t.Fatalf("results for a call stored before the upgrade: %v", err)
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].ID != "loc1" || !r[0].OK {
+		t.Errorf("results %+v, want the client's", r)
 	}
 }
 

@@ -704,3 +704,31 @@ func TestForcedFinalRoundThatCallsToolsFinishesStopped(t *testing.T) {
 		t.Errorf("finish %q, want stop", reply.Finish)
 	}
 }
+
+func TestRoundOfTerminalToolsEndsTheTurnWithFinishTerminalTool(t *testing.T) {
+	terminal := tools.Must(tools.New(tools.Spec{Name: "open_page", Description: "Opens a page.", Category: "weather", Terminal: true},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.OK("opened", nil), nil }))
+	withTerminal := func(c *assistant.Config) { c.Tools, _ = tools.NewSet(terminal, onlyWeather(c.Tools)) }
+
+	p := fake.New(fake.Turn{fake.CallTool("c1", "open_page", `{}`)}, fake.Turn{fake.Text("unused")})
+	h := newHarness(t, p, withTerminal)
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "open it"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := streamed[len(streamed)-1]
+	if reply.Finish != "tool" || last.Kind != blocks.Meta || last.Meta.Finish != "tool" || p.Calls() != 1 {
+		t.Errorf("finish %q (last block %+v) after %d model calls; want %q after one", reply.Finish, last, p.Calls(), assistant.FinishTerminalTool)
+	}
+
+	// With a call of another tool in the round, the model answers the results.
+	p = fake.New(fake.Turn{fake.CallTool("c1", "open_page", `{}`), fake.CallTool("c2", "get_weather", `{"city":"Oslo"}`)},
+		fake.Turn{fake.Text("Opened, and sunny.")})
+	h = newHarness(t, p, withTerminal)
+	if reply, _, err = h.collect(t, alice, assistant.Request{Message: "open it and the weather"}); err != nil {
+		t.Fatal(err)
+	}
+	if reply.Finish != assistant.FinishStop || p.Calls() != 2 {
+		t.Errorf("finish %q after %d model calls; want stop after two", reply.Finish, p.Calls())
+	}
+}

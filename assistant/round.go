@@ -46,17 +46,9 @@ const (
 // isPlan matches the calls of a round with plan p.
 func isPlan(p plan) func(call) bool { return func(c call) bool { return c.plan == p } }
 
-// clientTag marks the tool_call block of a client-side call: the client
-// runs it and posts the result with its next request.
-const clientTag = "client"
-
 // knownTransport marks, in the audit, a call the knowledge gate answered
 // without running the tool.
 const knownTransport = "knowledge"
-
-// finishTool is the finish reason of a round that does not end the turn:
-// the model is called again with the results.
-const finishTool = "tool"
 
 // How a Mutate or Destructive call was approved, in audit rows.
 const (
@@ -96,9 +88,7 @@ func (t *turn) gate(ctx context.Context, calls []providers.ToolCall, emit func(b
 		}
 		o, refused := t.tools.gate(ctx, &t.actor, c, argsRefusal)
 		b := blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown}
-		if refused == nil && o.spec.ClientSide {
-			b.Tag = clientTag
-		}
+		b.ClientSide = refused == nil && o.spec.ClientSide
 		emit(b)
 		if refused == nil {
 			round[i].approval = t.tools.approvalFor(ctx, &t.actor, o.spec)
@@ -177,7 +167,9 @@ func (t *turn) execute(ctx context.Context, round []call) {
 // settle answers the round's calls in call order: loads tools, shows forms,
 // makes proposals, and hands every other result to answer. Forms, proposals
 // and client calls wait for the user, unanswered; the finish reason names
-// the most pressing wait.
+// the most pressing wait. A round of successful Terminal tools alone ends
+// the turn with FinishTerminalTool; any other round ends nothing, and its
+// finish is "".
 func (t *turn) settle(ctx context.Context, calls []providers.ToolCall, round []call, emit func(blocks.Block)) (end bool, finish string) {
 	var formShown, proposed, clientCalled bool
 	allTerminal, ran := true, false
@@ -232,7 +224,10 @@ func (t *turn) settle(ctx context.Context, calls []providers.ToolCall, round []c
 	case clientCalled:
 		return true, FinishClientTool
 	}
-	return ran && allTerminal, finishTool
+	if ran && allTerminal {
+		return true, FinishTerminalTool
+	}
+	return false, "" // the model is called again with the results
 }
 
 // outcome is a settled call's outcome for answer.

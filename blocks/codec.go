@@ -79,17 +79,21 @@ func appendBlock(dst []byte, b *Block, f form) []byte {
 		switch fd.typ {
 		case stringField:
 			s := *fd.str(b)
+			if fd.out != nil {
+				s = fd.out(b)
+			}
 			if s == "" && i != 0 { // the kind is always written
 				continue
 			}
 			dst = appendKey(dst, fd.keys[f], i == 0)
 			dst = appendString(dst, s)
 		case boolField:
-			if !b.OK && b.Kind != ToolResult {
+			v := *fd.flag(b)
+			if !v && (fd.always == "" || b.Kind != fd.always) {
 				continue
 			}
 			dst = appendKey(dst, fd.keys[f], false)
-			dst = strconv.AppendBool(dst, b.OK)
+			dst = strconv.AppendBool(dst, v)
 		case dataField:
 			if len(b.Data) == 0 {
 				continue
@@ -165,7 +169,7 @@ func decodeBlock(b *Block, data []byte, f form) error {
 		case stringField:
 			err = json.Unmarshal(raw, fd.str(b))
 		case boolField:
-			err = json.Unmarshal(raw, &b.OK)
+			err = json.Unmarshal(raw, fd.flag(b))
 		case dataField:
 			// Canonicalize so that decode(encode(decode(x))) == decode(x).
 			d, ok := appendData(nil, raw)
@@ -184,5 +188,6 @@ func decodeBlock(b *Block, data []byte, f form) error {
 	if b.Kind == "" {
 		return fmt.Errorf("%w: missing kind (key %q)", ErrInvalid, fields[0].keys[f])
 	}
+	b.upgrade()
 	return nil
 }

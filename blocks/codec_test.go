@@ -27,9 +27,10 @@ func sampleBlocks() []Block {
 		{Kind: Mermaid, Content: "graph LR\nA-->B\n"},
 		{Kind: Load, Tag: "code"},
 		{Kind: ToolCall, ID: "call_1", Name: "list_vms", Data: json.RawMessage(`{"limit":10}`)},
+		{Kind: ToolCall, ID: "call_4", Name: "browser_time", ClientSide: true},
 		{Kind: ToolResult, ID: "call_1", Name: "list_vms", OK: true, Content: "3 VMs", Data: json.RawMessage(`[1,2,3]`)},
 		{Kind: ToolResult, ID: "call_2", Name: "delete_vm"},
-		{Kind: Confirm, ID: "tok_abc", Name: "delete_vm", Content: "Delete vm-1?"},
+		{Kind: Confirm, ID: "tok_abc", Name: "delete_vm", Content: "Delete vm-1?", CallID: "call_2", Effect: "destructive"},
 		{Kind: Form, ID: "call_3", Data: json.RawMessage(`{"questions":[{"q":"Which region?"}]}`)},
 		{Kind: Component, Tag: "vm_order", Data: json.RawMessage(`{"cpu":2,"ram":"4G","ok":true,"x":null,"f":-1.5e3}`)},
 		{Kind: Warning, Content: "Quota almost used"},
@@ -52,6 +53,9 @@ func TestWireFormExact(t *testing.T) {
 		{Block{Kind: ToolResult, ID: "c1", Name: "f"}, `{"k":"tool_result","id":"c1","n":"f","ok":false}`},
 		{Block{Kind: ToolCall, ID: "c1", Name: "f", Data: json.RawMessage(`{"a":1}`)}, `{"k":"tool_call","id":"c1","n":"f","d":{"a":1}}`},
 		{Block{Kind: Meta, Meta: &MetaInfo{ThreadID: "t", InputTokens: 3, Finish: "stop"}}, `{"k":"meta","m":{"thread_id":"t","input_tokens":3,"finish":"stop"}}`},
+		// The tag key keeps its old meaning on these two kinds, for readers from before cs and ef.
+		{Block{Kind: ToolCall, ID: "c1", Name: "f", ClientSide: true}, `{"k":"tool_call","t":"client","id":"c1","n":"f","cs":true}`},
+		{Block{Kind: Confirm, ID: "tok", Name: "f", Content: "Do?", CallID: "c1", Effect: "mutate"}, `{"k":"confirm","c":"Do?","t":"mutate","id":"tok","n":"f","ci":"c1","ef":"mutate"}`},
 	}
 	for _, tt := range tests {
 		got := string(AppendNDJSON(nil, &tt.b))
@@ -359,7 +363,8 @@ func TestFieldTableCoversBlock(t *testing.T) {
 	}
 	want := []string{
 		`Content/,"c"`, `Content/,"content"`, `Tag/,"t"`, `Tag/,"tag"`, `ErrorCode/,"e"`, `ErrorCode/,"error_code"`,
-		`ID/,"id"`, `Name/,"n"`, `Name/,"name"`, `OK/,"ok"`, `Data/,"d"`, `Data/,"data"`, `Meta/,"m"`, `Meta/,"meta"`,
+		`ID/,"id"`, `Name/,"n"`, `Name/,"name"`, `CallID/,"ci"`, `CallID/,"call_id"`, `ClientSide/,"cs"`, `ClientSide/,"client_side"`, `Effect/,"ef"`, `Effect/,"effect"`,
+		`OK/,"ok"`, `Data/,"d"`, `Data/,"data"`, `Meta/,"m"`, `Meta/,"meta"`,
 	}
 	for _, w := range want {
 		if !seen[w] {
@@ -409,5 +414,50 @@ func TestJSONMarshalHTMLEscapingKeepsDataValue(t *testing.T) {
 	direct, _ := in.MarshalJSON()
 	if err := got.UnmarshalJSON(direct); err != nil || !reflect.DeepEqual(got, in) {
 		t.Errorf("MarshalJSON round trip: %+v (%v)", got, err)
+	}
+}
+
+func TestBlocksStoredWithTheOldTagReadIntoClientSideAndEffect(t *testing.T) {
+	// Before ClientSide and Effect, the tag carried both. Threads stored
+	// then must read as if written now, in both forms.
+	tests := []struct {
+		stored, wire string
+		want         Block
+	}{
+		{`{"kind":"tool_call","tag":"client","id":"c1","name":"browser_time"}`, `{"k":"tool_call","t":"client","id":"c1","n":"browser_time"}`,
+			Block{Kind: ToolCall, ID: "c1", Name: "browser_time", ClientSide: true}},
+		{`{"kind":"confirm","content":"Delete?","tag":"destructive","id":"tok","name":"delete_vm"}`, `{"k":"confirm","c":"Delete?","t":"destructive","id":"tok","n":"delete_vm"}`,
+			Block{Kind: Confirm, ID: "tok", Name: "delete_vm", Content: "Delete?", Effect: "destructive"}},
+		// Any other tag on a tool_call meant nothing, and is dropped.
+		{`{"kind":"tool_call","tag":"x","id":"c2"}`, `{"k":"tool_call","t":"x","id":"c2"}`, Block{Kind: ToolCall, ID: "c2"}},
+		// Written now: the new key wins over the tag.
+		{`{"kind":"confirm","tag":"mutate","effect":"destructive"}`, `{"k":"confirm","t":"mutate","ef":"destructive"}`, Block{Kind: Confirm, Effect: "destructive"}},
+		// Other kinds keep their tag.
+		{`{"kind":"component","tag":"client"}`, `{"k":"component","t":"client"}`, Block{Kind: Component, Tag: "client"}},
+	}
+	for _, tt := range tests {
+		var got Block
+		if err := json.Unmarshal([]byte(tt.stored), &got); err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("stored %s = %+v (%v), want %+v", tt.stored, got, err, tt.want)
+		}
+		if got, err := ParseNDJSON([]byte(tt.wire)); err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("wire %s = %+v (%v), want %+v", tt.wire, got, err, tt.want)
+		}
+	}
+}
+
+func TestStoredFormKeepsTheOldTagForOlderReaders(t *testing.T) {
+	// An instance from before ClientSide and Effect may read what this
+	// one stores: it finds the client marker and the effect in the tag.
+	for _, tt := range []struct {
+		b    Block
+		want string
+	}{
+		{Block{Kind: ToolCall, ID: "c1", ClientSide: true}, `{"kind":"tool_call","tag":"client","id":"c1","client_side":true}`},
+		{Block{Kind: Confirm, ID: "tok", Effect: "mutate"}, `{"kind":"confirm","tag":"mutate","id":"tok","effect":"mutate"}`},
+	} {
+		if got, _ := tt.b.MarshalJSON(); string(got) != tt.want {
+			t.Errorf("stored form\n got %s\nwant %s", got, tt.want)
+		}
 	}
 }

@@ -22,10 +22,12 @@
 //	code         Content, Tag (language, may be empty)        a fenced code block
 //	mermaid      Content                                      mermaid diagram source
 //	load         Tag ("code" or "mermaid")                    placeholder while a fenced block streams
-//	tool_call    ID, Name, Data (arguments)                   the model called a tool
+//	tool_call    ID, Name, Data (arguments), ClientSide       the model called a tool; ClientSide: the client runs it
 //	tool_result  ID, Name, OK, Content, ErrorCode, Data       a tool's outcome: Content is the summary, or the
 //	                                                          error message with ErrorCode the tool error code
-//	confirm      ID (approval token), Name (tool), Content    a card asking the user to approve a call
+//	                                                          (CodeDeclined: a human declined the call)
+//	confirm      ID (approval token), Name (tool), Content,   a card asking the user to approve the call CallID;
+//	             CallID, Effect                               Effect is the tool's, "mutate" or "destructive"
 //	form         ID (call id), Data (questions)               an ask_user form
 //	component    Tag (component name), Data (props)           a host-registered UI block
 //	warning      Content                                      a notice to the user
@@ -52,6 +54,9 @@
 //	ErrorCode  e         error_code   string
 //	ID         id        id           string
 //	Name       n         name         string
+//	CallID     ci        call_id      string
+//	ClientSide cs        client_side  bool
+//	Effect     ef        effect       string
 //	OK         ok        ok           bool, always written on tool_result blocks
 //	Data       d         data         any JSON value
 //	Meta       m         meta         object, keys below
@@ -60,7 +65,7 @@
 // user_message_id, title, input_tokens, output_tokens, finish, waiting,
 // connection, model.
 //
-// Empty fields are omitted. Strings are escaped as encoding/json escapes
+// Empty fields are omitted (false is empty). Strings are escaped as encoding/json escapes
 // them, without HTML escaping: invalid UTF-8 becomes U+FFFD, and control
 // characters, U+2028 and U+2029 are escaped. Data is written compacted,
 // with invalid UTF-8 inside its strings replaced by \ufffd; if Data is not
@@ -78,6 +83,18 @@
 // \u003c, \u003e and \u0026: the same value in different bytes. Use an
 // encoding/json Encoder with SetEscapeHTML(false), or MarshalJSON itself,
 // to keep the bytes.
+//
+// # Blocks from before ClientSide and Effect
+//
+// Tag used to carry two more meanings: "client" on a client-side
+// tool_call block, and the tool's effect on a confirm block. Threads
+// stored then still hold blocks written so, and readers written then
+// (NDJSON clients, an older instance sharing the store) still look there.
+// So on these two kinds the tag key (t, tag) keeps its old meaning in
+// both directions: the encoders write "client" there for a ClientSide
+// tool_call block and the Effect for a confirm block, beside the new keys,
+// and the decoders read it into ClientSide and Effect when the new key is
+// absent. A decoded tool_call or confirm block has no Tag.
 //
 // # Parsing model text
 //

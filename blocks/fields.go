@@ -5,7 +5,7 @@ type fieldType uint8
 
 const (
 	stringField fieldType = iota // a JSON string, omitted when empty
-	boolField                    // the OK flag: omitted when false, except on tool_result blocks
+	boolField                    // a JSON bool, omitted when false (unless written always on the block's kind)
 	dataField                    // a raw JSON value, omitted when empty
 	metaField                    // a nested MetaInfo object, omitted when nil
 )
@@ -24,6 +24,11 @@ type field struct {
 	keys [2]string // indexed by form
 	typ  fieldType
 	str  func(*Block) *string // for stringField
+	// out, when set, gives the string written instead of *str: the tag
+	// key keeps its old meaning on tool_call and confirm blocks.
+	out    func(*Block) string
+	flag   func(*Block) *bool // for boolField
+	always Kind               // for boolField: written even when false on blocks of this kind
 }
 
 // fields is the one definition of the Block wire and stored shapes. Both
@@ -33,11 +38,14 @@ type field struct {
 var fields = [...]field{
 	{keys: [2]string{"k", "kind"}, typ: stringField, str: func(b *Block) *string { return (*string)(&b.Kind) }},
 	{keys: [2]string{"c", "content"}, typ: stringField, str: func(b *Block) *string { return &b.Content }},
-	{keys: [2]string{"t", "tag"}, typ: stringField, str: func(b *Block) *string { return &b.Tag }},
+	{keys: [2]string{"t", "tag"}, typ: stringField, str: func(b *Block) *string { return &b.Tag }, out: legacyTag},
 	{keys: [2]string{"e", "error_code"}, typ: stringField, str: func(b *Block) *string { return &b.ErrorCode }},
 	{keys: [2]string{"id", "id"}, typ: stringField, str: func(b *Block) *string { return &b.ID }},
 	{keys: [2]string{"n", "name"}, typ: stringField, str: func(b *Block) *string { return &b.Name }},
-	{keys: [2]string{"ok", "ok"}, typ: boolField},
+	{keys: [2]string{"ci", "call_id"}, typ: stringField, str: func(b *Block) *string { return &b.CallID }},
+	{keys: [2]string{"cs", "client_side"}, typ: boolField, flag: func(b *Block) *bool { return &b.ClientSide }},
+	{keys: [2]string{"ef", "effect"}, typ: stringField, str: func(b *Block) *string { return &b.Effect }},
+	{keys: [2]string{"ok", "ok"}, typ: boolField, flag: func(b *Block) *bool { return &b.OK }, always: ToolResult},
 	{keys: [2]string{"d", "data"}, typ: dataField},
 	{keys: [2]string{"m", "meta"}, typ: metaField},
 }

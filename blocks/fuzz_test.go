@@ -15,7 +15,9 @@ func FuzzNDJSON(f *testing.F) {
 		f.Add(AppendNDJSON(nil, &b))
 	}
 	for _, s := range []string{``, `{}`, `null`, `{"k":"x","d":{"a" : [1 ,2]}}`, `{"k":"x","d":"\xff"}`,
-		`{"k":"x","m":null}`, `{"k":"x","ok":true,"ok":false}`, `{"k":"x","d":null}`, "{\"k\":\"\\ud800\"}"} {
+		`{"k":"x","m":null}`, `{"k":"x","ok":true,"ok":false}`, `{"k":"x","d":null}`, "{\"k\":\"\\ud800\"}",
+		`{"k":"tool_call","t":"client"}`, `{"k":"tool_call","t":"x","cs":false}`, `{"k":"confirm","t":"mutate"}`,
+		`{"k":"confirm","t":"mutate","ef":"destructive"}`, `{"k":"warning","t":"client","cs":true,"ef":"x","ci":"c"}`, `{"k":"confirm","ci":7}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -53,13 +55,19 @@ func checkLine(t *testing.T, line []byte) {
 }
 
 func FuzzStoredRoundTrip(f *testing.F) {
-	f.Add("markdown", "hello", "", "", "", "", false, []byte(nil), false, "", int64(0))
-	f.Add("tool_result", "3 rows", "", "", "call_1", "query", true, []byte(`{"rows": [1, 2]}`), false, "", int64(0))
-	f.Add("meta", "", "", "", "", "", false, []byte(nil), true, "thread\u2028", int64(-7))
-	f.Add("component", "\xff\x00", "vm_order", "e", "", "", false, []byte("not json"), false, "", int64(0))
-	f.Add("", "no kind", "", "", "", "", false, []byte(nil), false, "", int64(0))
-	f.Fuzz(func(t *testing.T, kind, content, tag, code, id, name string, ok bool, data []byte, hasMeta bool, title string, tokens int64) {
-		in := Block{Kind: Kind(kind), Content: content, Tag: tag, ErrorCode: code, ID: id, Name: name, OK: ok, Data: data}
+	f.Add("markdown", "hello", "", "", "", "", false, []byte(nil), false, "", int64(0), false, "", "")
+	f.Add("tool_result", "3 rows", "", "", "call_1", "query", true, []byte(`{"rows": [1, 2]}`), false, "", int64(0), false, "", "")
+	f.Add("meta", "", "", "", "", "", false, []byte(nil), true, "thread\u2028", int64(-7), false, "", "")
+	f.Add("component", "\xff\x00", "vm_order", "e", "", "", false, []byte("not json"), false, "", int64(0), true, "mutate", "c\xff")
+	f.Add("", "no kind", "", "", "", "", false, []byte(nil), false, "", int64(0), false, "", "")
+	f.Add("tool_call", "", "client", "", "c1", "browser_time", false, []byte(`{}`), false, "", int64(0), false, "", "")
+	f.Add("tool_call", "", "other", "", "c1", "browser_time", false, []byte(nil), false, "", int64(0), true, "", "")
+	f.Add("confirm", "Delete?", "destructive", "", "tok", "delete_vm", false, []byte(nil), false, "", int64(0), false, "", "")
+	f.Add("confirm", "Delete?", "mutate", "", "tok", "delete_vm", false, []byte(nil), false, "", int64(0), false, "destructive", "c1")
+	f.Fuzz(func(t *testing.T, kind, content, tag, code, id, name string, ok bool, data []byte, hasMeta bool, title string, tokens int64,
+		clientSide bool, effect, callID string) {
+		in := Block{Kind: Kind(kind), Content: content, Tag: tag, ErrorCode: code, ID: id, Name: name, OK: ok, Data: data,
+			ClientSide: clientSide, Effect: effect, CallID: callID}
 		if hasMeta {
 			in.Meta = &MetaInfo{ThreadID: id, Title: title, InputTokens: tokens, Finish: name}
 		}
@@ -91,10 +99,21 @@ func FuzzStoredRoundTrip(f *testing.F) {
 		}
 
 		// What decoding gives back is the input with strings made valid and
-		// data canonical (or quoted, when it was not JSON).
+		// data canonical (or quoted, when it was not JSON), and, on tool_call
+		// and confirm blocks, the tag read as the client marker or the effect.
 		want := in
-		for _, s := range []*string{(*string)(&want.Kind), &want.Content, &want.Tag, &want.ErrorCode, &want.ID, &want.Name} {
+		for _, s := range []*string{(*string)(&want.Kind), &want.Content, &want.Tag, &want.ErrorCode, &want.ID, &want.Name, &want.CallID, &want.Effect} {
 			*s = validUTF8(*s)
+		}
+		switch want.Kind {
+		case ToolCall:
+			want.ClientSide = want.ClientSide || want.Tag == "client"
+			want.Tag = ""
+		case Confirm:
+			if want.Effect == "" {
+				want.Effect = want.Tag
+			}
+			want.Tag = ""
 		}
 		if in.Meta != nil {
 			m := *in.Meta

@@ -73,19 +73,19 @@ type ErrorCode string
 
 // Tool error codes.
 const (
-	CodeInvalidArgs   ErrorCode = "INVALID_ARGS"   // arguments failed the schema; fix and retry
-	CodeUnknownTool   ErrorCode = "UNKNOWN_TOOL"   // no such tool
-	CodeNotLoaded     ErrorCode = "NOT_LOADED"     // the tool exists but must be loaded with search_tools first
-	CodeNotAuthorized ErrorCode = "NOT_AUTHORIZED" // this user may not use the tool
-	CodeNeedsApproval ErrorCode = "NEEDS_APPROVAL" // a human must approve this call
-	CodeDeclined      ErrorCode = "DECLINED"       // a human declined this call; nothing ran
-	CodeNotFound      ErrorCode = "NOT_FOUND"      // the object the call names does not exist
-	CodeConflict      ErrorCode = "CONFLICT"       // the world is not in the state the call needs
-	CodeTimeout       ErrorCode = "TIMEOUT"        // the tool did not finish in time
-	CodeRateLimited   ErrorCode = "RATE_LIMITED"   // too many calls; retry later
-	CodeLoopDetected  ErrorCode = "LOOP_DETECTED"  // the same call was repeated too often
-	CodeBlocked       ErrorCode = "BLOCKED"        // a guard refused the arguments
-	CodeInternal      ErrorCode = "INTERNAL"       // the tool failed; details are logged, not shown
+	CodeInvalidArgs   ErrorCode = "INVALID_ARGS"      // arguments failed the schema; fix and retry
+	CodeUnknownTool   ErrorCode = "UNKNOWN_TOOL"      // no such tool
+	CodeNotLoaded     ErrorCode = "NOT_LOADED"        // the tool exists but must be loaded with search_tools first
+	CodeNotAuthorized ErrorCode = "NOT_AUTHORIZED"    // this user may not use the tool
+	CodeNeedsApproval ErrorCode = "NEEDS_APPROVAL"    // a human must approve this call
+	CodeDeclined      ErrorCode = blocks.CodeDeclined // a human declined this call; nothing ran
+	CodeNotFound      ErrorCode = "NOT_FOUND"         // the object the call names does not exist
+	CodeConflict      ErrorCode = "CONFLICT"          // the world is not in the state the call needs
+	CodeTimeout       ErrorCode = "TIMEOUT"           // the tool did not finish in time
+	CodeRateLimited   ErrorCode = "RATE_LIMITED"      // too many calls; retry later
+	CodeLoopDetected  ErrorCode = "LOOP_DETECTED"     // the same call was repeated too often
+	CodeBlocked       ErrorCode = "BLOCKED"           // a guard refused the arguments
+	CodeInternal      ErrorCode = "INTERNAL"          // the tool failed; details are logged, not shown
 )
 
 // ToolError is the error half of a Result.

@@ -43,7 +43,7 @@
 //	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance, replayed
 //	                                from its start, or 204
 //	GET    /api/chat/ui/{id}        -> {"messages": [...]}: the thread as useChat's initial
-//	                                messages, the parts that streamed (see ui_messages.go)
+//	                                messages, the parts that streamed (uistream.History)
 //	GET    /api/chat/threads        -> {"threads": [...]}, newest first; ?limit=1..200, ?before=RFC 3339
 //	POST   /api/chat/threads        no body or {} -> {"thread"}: an empty thread to start a
 //	                                chat in; the user's empty untitled draft if there is one,

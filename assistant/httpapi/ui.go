@@ -16,6 +16,7 @@ import (
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/blocks/uistream"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/tools"
 )
 
 // The AI SDK route: POST /api/chat/ui speaks the Vercel AI SDK's UI
@@ -374,7 +375,7 @@ func settledCard(callID string, p store.Proposal, known bool) blocks.Block {
 	case p.Status == store.ProposalApplied:
 		b.OK, b.Content = true, p.Summary
 	case p.Status == store.ProposalDeclined:
-		b.ErrorCode, b.Content = "DECLINED", "Declined: "+p.Summary
+		b.ErrorCode, b.Content = string(tools.CodeDeclined), "Declined: "+p.Summary
 	default:
 		b.Content = "This approval expired; nothing was done."
 	}
@@ -506,7 +507,7 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 	}
 	if len(plan.reqs) == 0 {
 		_ = enc.Block(blocks.Block{Kind: blocks.Markdown, Content: plan.note})
-		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: "stop"}})
+		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: blocks.FinishStop}})
 	}
 	ctx := r.Context()
 	for i, req := range plan.reqs {

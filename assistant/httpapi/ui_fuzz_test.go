@@ -59,10 +59,11 @@ func FuzzUIMessagesOf(f *testing.F) {
 				continue
 			}
 			bs = append(bs, blocks.Block{Kind: kinds[int(op)%len(kinds)], Content: text, Tag: text, ID: id + string(rune('a'+i%3)),
-				Name: "t" + string(rune('a'+int(op)%2)), OK: op%2 == 0, ErrorCode: []string{"", "DECLINED"}[int(op)%2], Data: json.RawMessage(text)})
+				Name: "t" + string(rune('a'+int(op)%2)), OK: op%2 == 0, ErrorCode: []string{"", "DECLINED"}[int(op)%2], Data: json.RawMessage(text),
+				CallID: []string{"", id + "c"}[i%2], ClientSide: op%5 == 0})
 		}
 		msgs = append(msgs, store.Message{ID: id + "z", Role: store.RoleAssistant, Blocks: bs})
-		ps := []store.Proposal{{Token: id + "a", Status: store.ProposalPending}, {Token: id + "b", Status: store.ProposalApplied}}
+		ps := []store.Proposal{{Token: id + "a", Status: store.ProposalPending, CallID: id + "b"}, {Token: id + "b", Status: store.ProposalApplied}}
 		if _, err := json.Marshal(uiMessagesOf(msgs, ps)); err != nil {
 			t.Fatal(err)
 		}

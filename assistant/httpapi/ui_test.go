@@ -366,6 +366,33 @@ func TestUIMessagesRestoreAThreadForUseChat(t *testing.T) {
 	}
 }
 
+func TestUICardGoesToTheCallItDecides(t *testing.T) {
+	// Two calls of one tool: the first is refused (its arguments are not
+	// JSON) and answered, the second gets the card. Live and reloaded, the
+	// card sits on the second, whose id it carries.
+	model := fake.New(fake.Turn{fake.CallTool("call-1", "add_item", `not json`), fake.CallTool("call-2", "add_item", `{}`)})
+	h := newHarness(t, model)
+	cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "cards", "submit-message", "", userMsg("u1", "add two items"))))
+	req := ofType(cs, "tool-approval-request")
+	if len(req) != 1 || req[0].str("toolCallId") != "call-2" || len(ofType(cs, "tool-output-error")) != 1 {
+		t.Fatalf("the card is not on the call it decides: %v", cs)
+	}
+	var got struct {
+		Messages []struct {
+			Parts []map[string]any `json:"parts"`
+		} `json:"messages"`
+	}
+	decodeJSON(t, h.do("GET", "/api/chat/ui/cards", "alice", ""), &got)
+	parts := got.Messages[len(got.Messages)-1].Parts
+	states := map[string]any{}
+	for _, p := range parts {
+		states[fmt.Sprint(p["toolCallId"])] = p["state"]
+	}
+	if states["call-1"] != "output-error" || states["call-2"] != "approval-requested" {
+		t.Errorf("reloaded tool parts %v, want call-1 output-error and call-2 approval-requested", parts)
+	}
+}
+
 // wantUIRefusal checks a refusal of the useChat route: the status, and the
 // message as plain text (useChat shows it as its error).
 func wantUIRefusal(t *testing.T, resp *http.Response, status int, want string) string {

@@ -51,13 +51,13 @@ type Encoder struct {
 	finish    string // the finish reason of the last meta block
 	meta      map[string]any
 	in, out   int64               // tokens of the turns so far
-	calls     map[string][]string // tool name -> call ids waiting for a confirm card, in order
+	cards     cardCalls[struct{}] // announced calls that may still get a confirm card
 	ended     bool                // an error chunk or Close was written
 }
 
 // NewEncoder returns an Encoder writing to w.
 func NewEncoder(w io.Writer, opts Options) *Encoder {
-	return &Encoder{w: w, opts: opts, calls: map[string][]string{}}
+	return &Encoder{w: w, opts: opts}
 }
 
 // chunk is one UI message chunk. Optional fields are left out of the map;
@@ -111,11 +111,7 @@ func (e *Encoder) Block(b blocks.Block) error {
 		}
 		return e.textDelta(b.Content)
 	case blocks.Code, blocks.Mermaid:
-		s := Fenced(b)
-		if e.text != "" && !e.lastNL {
-			s = "\n" + s
-		}
-		return e.textDelta(s)
+		return e.textDelta(codeText(b, e.text != "" && !e.lastNL))
 	case blocks.ToolCall:
 		if err := e.step(); err != nil {
 			return err
@@ -123,8 +119,8 @@ func (e *Encoder) Block(b blocks.Block) error {
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		if b.Tag != "client" {
-			e.calls[b.Name] = append(e.calls[b.Name], b.ID)
+		if !b.ClientSide {
+			e.cards.add(b.ID, b.Name, struct{}{})
 		}
 		return e.write(chunk{"type": "tool-input-available", "toolCallId": b.ID, "toolName": b.Name, "input": jsonValue(b.Data)})
 	case blocks.ToolResult:
@@ -135,35 +131,29 @@ func (e *Encoder) Block(b blocks.Block) error {
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		e.answered(b.Name, b.ID)
+		e.cards.answered(b.ID)
 		e.stepDone = true
-		switch {
-		case b.OK:
-			return e.write(chunk{"type": "tool-output-available", "toolCallId": b.ID, "output": map[string]string{"summary": b.Content}})
-		case b.ErrorCode == "DECLINED":
-			return e.write(chunk{"type": "tool-output-denied", "toolCallId": b.ID})
-		default:
-			return e.write(chunk{"type": "tool-output-error", "toolCallId": b.ID, "errorText": b.Content})
+		state, key, value := toolOutcome(b)
+		c := chunk{"type": "tool-" + state, "toolCallId": b.ID}
+		if key != "" {
+			c[key] = value
 		}
+		return e.write(c)
 	case blocks.Confirm:
-		id := e.takeCall(b.Name)
-		if id == "" {
-			return nil // no call of that tool announced in this stream: nothing to attach it to
+		c, ok := e.cards.take(b.CallID, b.Name)
+		if !ok {
+			return nil // its call was not announced in this stream, or is answered: nothing to attach it to
 		}
-		return e.write(chunk{"type": "tool-approval-request", "approvalId": b.ID, "toolCallId": id})
-	case blocks.Component:
-		if b.Tag == "" {
+		return e.write(chunk{"type": "tool-approval-request", "approvalId": b.ID, "toolCallId": c.id})
+	case blocks.Component, blocks.Warning:
+		typ, data, ok := dataPart(b)
+		if !ok {
 			return nil
 		}
 		if err := e.closeText(); err != nil {
 			return err
 		}
-		return e.write(chunk{"type": "data-" + b.Tag, "data": jsonValue(b.Data)})
-	case blocks.Warning:
-		if err := e.closeText(); err != nil {
-			return err
-		}
-		return e.write(chunk{"type": "data-warning", "data": map[string]string{"text": b.Content}})
+		return e.write(chunk{"type": typ, "data": data})
 	case blocks.Error:
 		if err := e.closeText(); err != nil {
 			return err
@@ -210,21 +200,22 @@ func (e *Encoder) Close() error {
 	return err
 }
 
-// FinishReason maps a turn's finish (assistant.Finish*) to the protocol's
-// finishReason; "" for none.
+// FinishReason maps a turn's finish (blocks.Finish*) to the protocol's
+// finishReason; "" for none. A reason it does not know, such as one only
+// the model's provider reports, is "other".
 func FinishReason(finish string) string {
 	switch finish {
 	case "":
 		return ""
-	case "stop", "empty":
+	case blocks.FinishStop, blocks.FinishEmpty:
 		return "stop"
-	case "length":
+	case blocks.FinishLength:
 		return "length"
-	case "tool", "tool_calls", "approval", "client_tool", "ask_user":
+	case blocks.FinishTerminalTool, blocks.FinishToolCalls, blocks.FinishApproval, blocks.FinishClientTool, blocks.FinishAskUser:
 		return "tool-calls"
-	case "blocked":
+	case blocks.FinishBlocked:
 		return "content-filter"
-	case "error":
+	case "error": // not the Engine's (a failed turn ends with an error block), but a provider's: OpenRouter reports it
 		return "error"
 	default:
 		return "other"
@@ -354,27 +345,6 @@ func (e *Encoder) closeText() error {
 	return e.write(chunk{"type": "text-end", "id": id})
 }
 
-// takeCall returns the oldest call of tool that waits for its card.
-func (e *Encoder) takeCall(tool string) string {
-	ids := e.calls[tool]
-	if len(ids) == 0 {
-		return ""
-	}
-	e.calls[tool] = ids[1:]
-	return ids[0]
-}
-
-// answered forgets a call that got its result: it waits for no card.
-func (e *Encoder) answered(tool, id string) {
-	ids := e.calls[tool]
-	for i, c := range ids {
-		if c == id {
-			e.calls[tool] = append(ids[:i:i], ids[i+1:]...)
-			return
-		}
-	}
-}
-
 func (e *Encoder) write(c chunk) error {
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -382,44 +352,4 @@ func (e *Encoder) write(c chunk) error {
 	}
 	_, err = fmt.Fprintf(e.w, "data: %s\n\n", b)
 	return err
-}
-
-// jsonValue is raw JSON as a value that encodes as itself, null when empty
-// or invalid.
-func jsonValue(raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || !json.Valid(raw) {
-		return json.RawMessage("null")
-	}
-	return raw
-}
-
-// Fenced writes a code or mermaid block as markdown: a fence longer than
-// any run of backticks in it, the language, the code, a closing fence and
-// a newline. A text part carries code this way.
-func Fenced(b blocks.Block) string {
-	lang := b.Tag
-	if b.Kind == blocks.Mermaid {
-		lang = "mermaid"
-	}
-	fence := "```"
-	for strings.Contains(b.Content, fence) {
-		fence += "`"
-	}
-	var s strings.Builder
-	s.WriteString(fence + oneLine(lang) + "\n" + b.Content)
-	if !strings.HasSuffix(b.Content, "\n") {
-		s.WriteString("\n")
-	}
-	s.WriteString(fence + "\n")
-	return s.String()
-}
-
-// oneLine keeps a fence's language tag on its line.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '`' {
-			return -1
-		}
-		return r
-	}, s)
 }

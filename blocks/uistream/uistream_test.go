@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -56,8 +57,8 @@ var scenarios = []struct {
 		{Kind: blocks.Markdown, Content: "I will add it."},
 		{Kind: blocks.ToolCall, ID: "c1", Name: "add_note", Data: json.RawMessage(`{"text":"milk"}`)},
 		{Kind: blocks.ToolCall, ID: "c2", Name: "add_note", Data: json.RawMessage(`{"text":"eggs"}`)},
-		{Kind: blocks.Confirm, ID: "tok1", Name: "add_note", Content: "Add a note: milk", Tag: "mutate"},
-		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note", Content: "Add a note: eggs", Tag: "mutate"},
+		{Kind: blocks.Confirm, ID: "tok1", Name: "add_note", Content: "Add a note: milk", CallID: "c1", Effect: "mutate"},
+		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note", Content: "Add a note: eggs", CallID: "c2", Effect: "mutate"},
 		end("approval", 200, 40),
 	}},
 	{"decision-continues", uistream.Options{MessageID: "client-msg-7"}, []blocks.Block{
@@ -72,7 +73,7 @@ var scenarios = []struct {
 	}},
 	{"client-tool-and-form", uistream.Options{}, []blocks.Block{
 		meta("th1", "m2", "m1", ""),
-		{Kind: blocks.ToolCall, ID: "c1", Name: "browser_time", Tag: "client"},
+		{Kind: blocks.ToolCall, ID: "c1", Name: "browser_time", ClientSide: true},
 		{Kind: blocks.ToolCall, ID: "c2", Name: "ask_user", Data: json.RawMessage(`{"questions":[{"id":"t","label":"Text?","type":"text"}]}`)},
 		{Kind: blocks.Form, ID: "c2", Data: json.RawMessage(`{"questions":[{"id":"t","label":"Text?","type":"text"}]}`)},
 		{Kind: blocks.Component, Tag: "chart", Data: json.RawMessage(`{"points":[1,2]}`)},
@@ -265,9 +266,59 @@ func FuzzEncoder(f *testing.F) {
 				}
 			case blocks.ToolCall, blocks.Component:
 				b.Data = json.RawMessage(text)
+				b.ClientSide = op%5 == 0
+			case blocks.Confirm:
+				if op%3 != 0 { // else a card without its call, as stored before cards carried it
+					b.CallID = id + string(rune('a'+int(op)%4))
+				}
 			}
 			in = append(in, b)
 		}
 		check(t, encode(t, uistream.Options{MessageID: id}, in))
 	})
+}
+
+func TestFinishReasonMapsTheFinishesOfATurn(t *testing.T) {
+	for finish, want := range map[string]string{
+		"": "", blocks.FinishStop: "stop", blocks.FinishEmpty: "stop", blocks.FinishLength: "length",
+		blocks.FinishToolCalls: "tool-calls", blocks.FinishApproval: "tool-calls", blocks.FinishClientTool: "tool-calls",
+		blocks.FinishAskUser: "tool-calls", blocks.FinishTerminalTool: "tool-calls", blocks.FinishBlocked: "content-filter",
+		blocks.FinishQuota: "other", "error": "error", "a provider's own": "other",
+	} {
+		if got := uistream.FinishReason(finish); got != want {
+			t.Errorf("FinishReason(%q) = %q, want %q", finish, got, want)
+		}
+	}
+}
+
+func TestConfirmCardGoesToTheCallItCarries(t *testing.T) {
+	in := []blocks.Block{
+		meta("th1", "m2", "m1", ""),
+		{Kind: blocks.ToolCall, ID: "c1", Name: "add_note"},
+		{Kind: blocks.ToolCall, ID: "c2", Name: "add_note"},
+		{Kind: blocks.ToolCall, ID: "c3", Name: "rename"},
+		{Kind: blocks.ToolCall, ID: "c4", Name: "rename"},
+		// Cards in another order than their calls.
+		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note", CallID: "c2"},
+		{Kind: blocks.Confirm, ID: "tok1", Name: "add_note", CallID: "c1"},
+		// A card for a call this stream never announced.
+		{Kind: blocks.Confirm, ID: "tok9", Name: "add_note", CallID: "c9"},
+		// A card without a call id: the oldest unanswered call of its tool.
+		{Kind: blocks.ToolResult, ID: "c3", Name: "rename", Content: "refused"},
+		{Kind: blocks.Confirm, ID: "tok4", Name: "rename"},
+		end("approval", 1, 1),
+	}
+	stream := encode(t, uistream.Options{}, in)
+	check(t, stream)
+	got := map[string]string{}
+	sc := bufio.NewScanner(strings.NewReader(stream))
+	for sc.Scan() {
+		var c map[string]any
+		if json.Unmarshal([]byte(strings.TrimPrefix(sc.Text(), "data: ")), &c) == nil && c["type"] == "tool-approval-request" {
+			got[c["approvalId"].(string)] = c["toolCallId"].(string)
+		}
+	}
+	if want := map[string]string{"tok1": "c1", "tok2": "c2", "tok4": "c4"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("approval requests (card -> call) %v, want %v", got, want)
+	}
 }

@@ -137,7 +137,7 @@ func TestDemoAddNoteWaitsForApprovalAndRunsOnce(t *testing.T) {
 		bs := chat(t, srv, "alice", "add a note: buy bread")
 		thread := bs[0].Meta.ThreadID
 		c := card(t, bs)
-		if c.Name != "add_note" || c.Tag != "mutate" || c.Content != "Add the note “buy bread”" {
+		if c.Name != "add_note" || c.Effect != "mutate" || c.Content != "Add the note “buy bread”" {
 			t.Errorf("card %+v", c)
 		}
 		call := blocksOf(bs, blocks.ToolCall)[0]
@@ -215,7 +215,7 @@ func TestDemoDeleteNoteAfterApproval(t *testing.T) {
 	srv, a := newTestApp(t, settings{})
 	bs := chat(t, srv, "alice", "delete note 1")
 	thread, c := bs[0].Meta.ThreadID, card(t, bs)
-	if c.Name != "delete_note" || c.Tag != "destructive" || c.Content != "Delete note 1 (“Buy oat milk”)" {
+	if c.Name != "delete_note" || c.Effect != "destructive" || c.Content != "Delete note 1 (“Buy oat milk”)" {
 		t.Errorf("card %+v", c)
 	}
 	if !hasNote(t, a, "alice", "1") {
@@ -340,7 +340,7 @@ func TestDemoBrowserTimeRunsInThePage(t *testing.T) {
 	srv := newTestServer(t)
 	bs := chat(t, srv, "alice", "what time is it in my browser?")
 	calls := blocksOf(bs, blocks.ToolCall)
-	if len(calls) != 1 || calls[0].Name != "browser_time" || calls[0].Tag != "client" || finishOf(bs) != "client_tool" {
+	if len(calls) != 1 || calls[0].Name != "browser_time" || !calls[0].ClientSide || finishOf(bs) != "client_tool" {
 		t.Fatalf("calls %+v, finish %q: want browser_time for the client, ending the turn", calls, finishOf(bs))
 	}
 	if r := blocksOf(bs, blocks.ToolResult); len(r) != 0 {

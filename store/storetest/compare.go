@@ -104,12 +104,13 @@ func sampleBlocks() []blocks.Block {
 	return []blocks.Block{
 		{Kind: blocks.Markdown, Content: "Hello *world* — ünïcødé 🎉\n\n"},
 		{Kind: blocks.Code, Tag: "sql", Content: "SELECT 'a''b' FROM t WHERE x LIKE '%_';\n"},
+		{Kind: blocks.ToolCall, ID: "call_0", Name: "browser_time", ClientSide: true},
 		{Kind: blocks.ToolCall, ID: "call_1", Name: "list_vms",
 			Data: json.RawMessage(`{"region":"eu-west","n":3,"ratio":2.5,"tags":["a","b"],"nested":{"ok":true,"v":null},"s":"q\"uo\\te"}`)},
 		{Kind: blocks.ToolResult, ID: "call_1", Name: "list_vms", OK: true, Content: "3 VMs",
 			Data: json.RawMessage(`[1,"two",{"three":3},[],{}]`)},
 		{Kind: blocks.ToolResult, ID: "call_2", Name: "reboot", OK: false, Content: "denied"},
-		{Kind: blocks.Confirm, ID: "tok_9", Name: "reboot", Content: "Reboot vm-1?"},
+		{Kind: blocks.Confirm, ID: "tok_9", Name: "reboot", Content: "Reboot vm-1?", CallID: "call_2", Effect: "destructive"},
 		{Kind: blocks.Component, Tag: "chart", Data: json.RawMessage(`"a bare string"`)},
 		{Kind: blocks.Error, ErrorCode: "provider_unavailable", Content: "Try again later."},
 		{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
@@ -201,12 +202,12 @@ func diffBlocks(got, want []blocks.Block) string {
 		g, w := got[i], want[i]
 		// The comparable fields, as one value.
 		type scalars struct {
-			Kind                              blocks.Kind
-			Content, Tag, ErrorCode, ID, Name string
-			OK                                bool
+			Kind                                              blocks.Kind
+			Content, Tag, ErrorCode, ID, Name, CallID, Effect string
+			ClientSide, OK                                    bool
 		}
-		gs := scalars{g.Kind, g.Content, g.Tag, g.ErrorCode, g.ID, g.Name, g.OK}
-		ws := scalars{w.Kind, w.Content, w.Tag, w.ErrorCode, w.ID, w.Name, w.OK}
+		gs := scalars{g.Kind, g.Content, g.Tag, g.ErrorCode, g.ID, g.Name, g.CallID, g.Effect, g.ClientSide, g.OK}
+		ws := scalars{w.Kind, w.Content, w.Tag, w.ErrorCode, w.ID, w.Name, w.CallID, w.Effect, w.ClientSide, w.OK}
 		if gs != ws {
 			d = append(d, fmt.Sprintf("[%d] = %+v, want %+v", i, gs, ws))
 		}
