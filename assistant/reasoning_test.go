@@ -69,3 +69,48 @@ func TestInlineReasoningAndLeakedMarkupAreCleaned(t *testing.T) {
 		t.Errorf("artifacts stored for replay: %s", stored.ModelMessages)
 	}
 }
+
+// DeepSeek's leaked markup (A9) reaches neither the user, nor the store,
+// nor the replay, on every path a model's text takes: the turn's answer
+// and the thread's title.
+func TestDeepSeekArtifactsAreCleaned(t *testing.T) {
+	leaks := []string{"DSML", "end▁of▁thinking", "end▁of▁sentence", "tool▁calls▁begin", "delete_note"}
+	p := fake.New(
+		fake.Turn{fake.Text("I looked.<|end▁of▁thinking|>", " Here:<|DSML|function_calls><|DSML|invoke name=\"delete_note\">",
+			"</|DSML|invoke></|DSML|function_calls> two notes.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>delete_note",
+			"<｜tool▁call▁end｜><｜tool▁calls▁end｜>")},
+		fake.Turn{fake.Text("Notes<|end▁of▁thinking|> list<｜end▁of▁sentence｜>")},
+	)
+	h := newHarness(t, p, func(c *assistant.Config) { c.GenerateTitles = true })
+	r, streamed, err := h.collect(t, alice, assistant.Request{Message: "what notes do I have?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitTurns(t, h)
+	if r.Text != "I looked. Here: two notes." {
+		t.Errorf("answer %q", r.Text)
+	}
+	th, err := h.store.GetThread(t.Context(), r.ThreadID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen strings.Builder
+	enc := json.NewEncoder(&seen)
+	enc.SetEscapeHTML(false) // < and > as they are, so a marker is found
+	_ = enc.Encode(streamed)
+	for _, m := range h.messages(t, r.ThreadID) {
+		_ = enc.Encode(m.Blocks)
+		var msgs any
+		_ = json.Unmarshal(m.ModelMessages, &msgs)
+		_ = enc.Encode(msgs)
+	}
+	seen.WriteString(th.Title)
+	for _, l := range leaks {
+		if strings.Contains(seen.String(), l) {
+			t.Errorf("%q reached the user, the store or the title", l)
+		}
+	}
+	if th.Title != "Notes list" {
+		t.Errorf("title %q, want the model's, cleaned", th.Title)
+	}
+}

@@ -12,6 +12,12 @@ import "strings"
 // A closing tag with no opening one (a template that opened it in the
 // prompt) is dropped too.
 //
+// DeepSeek's markup is dropped whether its bars are ASCII (|) or
+// full-width (｜): its tool calls (<｜tool▁calls▁begin｜>…<｜tool▁calls▁end｜>),
+// its DSML tool calls (<｜DSML｜function_calls>…</｜DSML｜function_calls>,
+// and any other DSML tag, attributes and all, through its '>'), and its
+// end-of-thinking and end-of-sentence markers.
+//
 // The state carries across deltas: a tag split over two deltas is still
 // recognized, and the output is the same however the text was split. The
 // zero Cleaner is ready to use; it is not safe for concurrent use.
@@ -22,21 +28,37 @@ type Cleaner struct {
 }
 
 type span struct {
-	open, close string
-	reasoning   bool // its content is reasoning; else it is dropped
+	open      string
+	closes    []string // any of them ends it
+	reasoning bool     // its content is reasoning; else it is dropped
 }
 
 var spans = []span{
-	{"<think>", "</think>", true},
-	{"<thinking>", "</thinking>", true},
-	{"<reasoning>", "</reasoning>", true},
-	{"<tool_call>", "</tool_call>", false},
-	{"<function_call>", "</function_call>", false},
-	{"<|tool_call|>", "<|/tool_call|>", false},
+	{"<think>", []string{"</think>"}, true},
+	{"<thinking>", []string{"</thinking>"}, true},
+	{"<reasoning>", []string{"</reasoning>"}, true},
+	{"<tool_call>", []string{"</tool_call>"}, false},
+	{"<function_call>", []string{"</function_call>"}, false},
+	{"<|tool_call|>", []string{"<|/tool_call|>"}, false},
+	{"<|DSML|function_calls>", []string{"</|DSML|function_calls>", "</|DSML|>"}, false},
+	{"<｜DSML｜function_calls>", []string{"</｜DSML｜function_calls>", "</｜DSML｜>"}, false},
+	{"<|tool▁calls▁begin|>", []string{"<|tool▁calls▁end|>"}, false},
+	{"<｜tool▁calls▁begin｜>", []string{"<｜tool▁calls▁end｜>"}, false},
 }
 
 // strays are markers dropped wherever they stand.
-var strays = []string{"</think>", "</thinking>", "</reasoning>"}
+var strays = []string{
+	"</think>", "</thinking>", "</reasoning>",
+	"<|end▁of▁thinking|>", "<｜end▁of▁thinking｜>", "<|end▁of▁sentence|>", "<｜end▁of▁sentence｜>",
+	"<|tool▁calls▁end|>", "<｜tool▁calls▁end｜>",
+}
+
+// tagPrefixes start tags that are dropped through their closing '>',
+// whatever their name and attributes: DeepSeek's DSML
+// (<｜DSML｜invoke name="…">). A tag not closed within maxTagBytes is text.
+var tagPrefixes = []string{"<|DSML|", "<｜DSML｜", "</|DSML|", "</｜DSML｜"}
+
+const maxTagBytes = 256
 
 const toolCallsMarker = "[TOOL_CALLS]"
 
@@ -65,11 +87,11 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 			return text.String(), reasoning.String()
 		}
 		if c.in != nil {
-			i := strings.Index(s, c.in.close)
+			i, n := earliest(s, c.in.closes)
 			if i < 0 {
 				keep := 0
 				if !final {
-					keep = partialSuffix(s, []string{c.in.close})
+					keep = partialSuffix(s, c.in.closes)
 				}
 				if c.in.reasoning {
 					reasoning.WriteString(s[:len(s)-keep])
@@ -80,7 +102,7 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 			if c.in.reasoning {
 				reasoning.WriteString(s[:i])
 			}
-			s = s[i+len(c.in.close):]
+			s = s[i+n:]
 			c.in = nil
 			continue
 		}
@@ -100,6 +122,20 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 		}
 		if i := strings.Index(s, toolCallsMarker); i >= 0 && (at < 0 || i < at) {
 			at, n, next, stray, tools = i, len(toolCallsMarker), nil, false, true
+		}
+		if i, m := earliest(s, tagPrefixes); i >= 0 && (at < 0 || i < at) {
+			end := strings.IndexByte(s[i+m:min(len(s), i+maxTagBytes)], '>')
+			switch {
+			case end >= 0: // the whole tag goes
+				at, n, next, stray, tools = i, m+end+1, nil, true, false
+			case !final && len(s)-i < maxTagBytes: // its end may come with the next delta
+				text.WriteString(s[:i])
+				c.pending = s[i:]
+				return text.String(), reasoning.String()
+			case final && len(s)-i < maxTagBytes: // cut off: dropped like an unclosed span
+				text.WriteString(s[:i])
+				return text.String(), reasoning.String()
+			}
 		}
 		if at < 0 {
 			keep := 0
@@ -125,13 +161,25 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 
 // outsideMarkers are every string the Cleaner looks for outside a span.
 var outsideMarkers = func() []string {
-	out := make([]string, 0, len(spans)+len(strays)+1)
+	out := make([]string, 0, len(spans)+len(strays)+len(tagPrefixes)+1)
 	for _, s := range spans {
 		out = append(out, s.open)
 	}
 	out = append(out, strays...)
+	out = append(out, tagPrefixes...)
 	return append(out, toolCallsMarker)
 }()
+
+// earliest finds the first of ms in s: its index (-1 for none) and length.
+func earliest(s string, ms []string) (int, int) {
+	at, n := -1, 0
+	for _, m := range ms {
+		if i := strings.Index(s, m); i >= 0 && (at < 0 || i < at) {
+			at, n = i, len(m)
+		}
+	}
+	return at, n
+}
 
 // partialSuffix is the length of the longest end of s that is the start
 // of one of ms (but not the whole of it): text to hold back in case the

@@ -38,6 +38,19 @@ func TestCleanerSeparatesReasoningAndDropsToolMarkup(t *testing.T) {
 		{[]string{"ends with <thi"}, "ends with <thi", ""},
 		{[]string{"<think>never closed"}, "", "never closed"},
 		{[]string{"x <tool_call>never closed"}, "x ", ""},
+		// DeepSeek (A9), with the exact markers the models leak.
+		{[]string{"I will check.<|DSML|function_calls><|DSML|invoke name=\"list_notes\"></|DSML|invoke></|DSML|function_calls> Done."}, "I will check. Done.", ""},
+		{[]string{"a<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"x\">\n<｜DSML｜parameter name=\"id\" string=\"true\">1</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>b"}, "ab", ""},
+		{[]string{"x<|DSML|function_calls>{}</|DSML|>y"}, "xy", ""},
+		{[]string{"stray <|DSML|invoke name=\"a\"> tag"}, "stray  tag", ""},
+		{[]string{"<|DSML|inv", "oke name=\"a", "\">ok"}, "ok", ""},
+		{[]string{"The plan is set.<|end▁of▁thinking|>Here it is."}, "The plan is set.Here it is.", ""},
+		{[]string{"Fine.<｜end▁of▁thinking｜> Yes.<｜end▁of▁sentence｜>"}, "Fine. Yes.", ""},
+		{[]string{"Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>delete_note\n```json\n{\"id\": 1}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"}, "Checking.", ""},
+		{[]string{"<｜tool▁calls", "▁begin｜>{}", "<｜tool▁calls▁e", "nd｜>after"}, "after", ""},
+		{[]string{"<|tool▁calls▁begin|>{}<|tool▁calls▁end|>ok"}, "ok", ""},
+		{[]string{"cut <|DSML|invoke name=\"a"}, "cut ", ""},
+		{[]string{"not a tag <|DSML|" + strings.Repeat("x", 300) + " end"}, "not a tag <|DSML|" + strings.Repeat("x", 300) + " end", ""},
 	} {
 		text, reasoning := clean(tc.in...)
 		if text != tc.text || reasoning != tc.reasoning {
@@ -52,6 +65,8 @@ func FuzzCleaner(f *testing.F) {
 	f.Add("<think>a</think>b<tool_call>c</tool_call>d", uint8(3))
 	f.Add("x</think>y[TOOL_CALLS]z", uint8(1))
 	f.Add("<thinking>é<thi</thinking>ü", uint8(2))
+	f.Add("a<｜DSML｜function_calls><｜DSML｜invoke name=\"x\"></｜DSML｜invoke></｜DSML｜function_calls>b<|end▁of▁thinking|>c", uint8(4))
+	f.Add("<｜tool▁calls▁begin｜>x<｜tool▁calls▁end｜>y<|DSML|z", uint8(5))
 	f.Fuzz(func(t *testing.T, s string, step uint8) {
 		whole, wholeR := clean(s)
 		n := int(step%7) + 1
@@ -63,7 +78,7 @@ func FuzzCleaner(f *testing.F) {
 		if split != whole || splitR != wholeR {
 			t.Fatalf("split by %d: %q/%q, whole: %q/%q", n, split, splitR, whole, wholeR)
 		}
-		for _, m := range []string{"<think>", "</think>", "<tool_call>", "[TOOL_CALLS]"} {
+		for _, m := range []string{"<think>", "</think>", "<tool_call>", "[TOOL_CALLS]", "<|end▁of▁thinking|>", "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>"} {
 			if strings.Contains(whole, m) && !strings.Contains(s, strings.Repeat(m, 2)) {
 				// A marker can only remain when removing one formed another.
 				if strings.Count(whole, m) > strings.Count(s, m) {
