@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	validator "github.com/santhosh-tekuri/jsonschema/v5"
@@ -21,13 +22,16 @@ import (
 // infers a typed tool's InputSchema. Struct fields are named by their json
 // tag and described by their jsonschema tag; fields without omitempty or
 // omitzero are required; unknown properties are not allowed. A pointer type
-// has its element's schema.
+// has its element's schema. A time.Time is a string of format date-time
+// (RFC 3339, with an explicit offset), as it decodes.
 func SchemaFor[T any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[T]()
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	s, err := jsonschema.ForType(t, nil)
+	s, err := jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[time.Time](): {Type: "string", Format: "date-time"},
+	}})
 	if err != nil {
 		return nil, err
 	}
@@ -231,6 +235,13 @@ func (a *argSchema) explain(issues []issue) *argsError {
 
 const msgUnknown = "unknown property"
 
+// formatFixes say how to write a value of a format the model got wrong.
+var formatFixes = map[string]string{
+	"date-time": "write it in RFC 3339 with an explicit offset, such as 2026-11-27T14:30:00Z (UTC) or 2026-11-27T14:30:00+01:00",
+	"date":      "write it as YYYY-MM-DD, such as 2026-11-27",
+	"time":      "write it as HH:MM:SS with an offset, such as 14:30:00Z or 14:30:00+01:00",
+}
+
 // collect walks the validator's error tree and records its leaves.
 func collect(ve *validator.ValidationError, root any, issues *[]issue) {
 	if len(ve.Causes) > 0 {
@@ -279,6 +290,9 @@ func collect(ve *validator.ValidationError, root any, issues *[]issue) {
 		if _, f, ok := strings.Cut(msg, " is not valid "); ok {
 			if names := quotedNames(f); len(names) == 1 {
 				msg = "must be a valid " + names[0]
+				if fix, ok := formatFixes[names[0]]; ok {
+					msg += ": " + fix
+				}
 			}
 		}
 	case "pattern":

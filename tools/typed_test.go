@@ -29,7 +29,7 @@ func TestNewInfersSchemaFromInputType(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"type":"object","properties":{"city":{"type":"string","description":"city name"},"days":{"type":"integer"},` +
-		`"tags":{"type":["null","array"],"items":{"type":"string"}},"when":{"type":"string"},"opt":{"type":["null","number"]},` +
+		`"tags":{"type":["null","array"],"items":{"type":"string"}},"when":{"type":"string","format":"date-time"},"opt":{"type":["null","number"]},` +
 		`"sub":{"type":"object","properties":{"X":{"type":"boolean"}},"required":["X"],"additionalProperties":false}},` +
 		`"required":["city","when","sub"],"additionalProperties":false}`
 	if got := string(tool.Spec().InputSchema); got != want {
