@@ -86,11 +86,13 @@ type Config struct {
 	// Use it for the tools a user has chosen to always allow. nil: every
 	// such call needs approval (or an autonomous turn, see RunAutonomous).
 	AutoApprove func(ctx context.Context, u parley.User, tool tools.Spec) bool
-	// KnowledgeMaxAge is how long the result of a Read tool call may answer
-	// an identical call later in the thread without running the tool again
-	// (default 5m; negative: never). A Mutate or Destructive call the user
-	// made since, in any thread or through ExecuteTool (as the audit
-	// records it), makes earlier results stale.
+	// KnowledgeMaxAge bounds how long the result of a Read tool call may
+	// answer an identical call later in the thread without running the
+	// tool again (default 5m; negative: never). Each tool declares its own
+	// reuse (tools.Spec.Reuse), zero by default: only tools that say so are
+	// ever reused. A Mutate or Destructive call the user made since, in any
+	// thread or through ExecuteTool (as the audit records it), makes
+	// earlier results stale.
 	KnowledgeMaxAge time.Duration
 	// ParallelTools bounds how many Read tools of one round run at once (default 4).
 	ParallelTools int

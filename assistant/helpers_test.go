@@ -48,7 +48,9 @@ func newHarness(t testing.TB, p providers.Provider, mod ...func(*assistant.Confi
 	}
 	weatherRuns, statsRuns, addRuns, panicRuns := counter("get_weather"), counter("admin_stats"), counter("add_note"), counter("explode")
 	reg, err := tools.NewSet(
-		tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", Category: "weather"},
+		// The weather may be reused for a while, within KnowledgeMaxAge:
+		// the knowledge gate's tests and regressions rely on it.
+		tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", Category: "weather", Reuse: 10 * time.Minute},
 			func(_ context.Context, c tools.Call, in cityArgs) (tools.Result, error) {
 				weatherRuns.Add(1)
 				return tools.OK("sunny in "+in.City, map[string]any{"city": in.City, "sky": "sunny", "user": c.User.ID}), nil

@@ -19,10 +19,12 @@ import (
 // returned, by call: the result itself when it is small. The facts of a
 // result are extracted deterministically (no model call, extractFacts) when
 // compaction replaces an old tool result by them. The knowledge gate
-// answers a Read call that
-// repeats an earlier one exactly (same tool, same arguments) without
-// running it again, while the earlier answer is fresh: younger than
-// Config.KnowledgeMaxAge and with no Mutate or Destructive call since.
+// answers a Read call that repeats an earlier one exactly (same tool, same
+// arguments) without running it again, while the earlier answer is fresh:
+// younger than the tool's Spec.Reuse (zero by default: never reused) and
+// Config.KnowledgeMaxAge, and with no Mutate or Destructive call since.
+// The answer says how old it is; the model gets a fresh one by calling
+// again in the same turn.
 //
 // It is bounded (maxFacts entries, maxKnowledgeBytes in all) and evicts the
 // least recently used entry first, never one from the current turn.
@@ -52,6 +54,7 @@ type knowledge struct {
 
 	change     time.Time // the user's last change, from the audit (lastChange)
 	changeRead bool
+	served     map[string]bool // calls the gate answered this turn; asked again, they run
 }
 
 // callKey identifies a tool call for the gate and the loop check.
@@ -167,13 +170,18 @@ func (k *knowledge) rebuild(past []stretch, readOnly func(name string) bool) {
 }
 
 // known answers a Read call of o by u from the knowledge gate: the result
-// of an identical call made earlier in the thread, while it is fresh.
+// of an identical call made earlier in the thread, while it is fresh for
+// the tool (Spec.Reuse, at most Config.KnowledgeMaxAge). A tool that
+// declares no reuse always runs, and so does a call the gate already
+// answered in this turn: the model asked again, for a fresh result.
 func (k *knowledge) known(ctx context.Context, e *Engine, u parley.User, o offeredTool, c providers.ToolCall) (tools.Result, bool) {
-	age := e.cfg.KnowledgeMaxAge
-	if age < 0 || !isRead(o.spec) || o.spec.ClientSide {
+	maxAge := min(o.spec.Reuse, e.cfg.KnowledgeMaxAge)
+	key := callKey(c.Name, c.Args)
+	if maxAge <= 0 || !isRead(o.spec) || o.spec.ClientSide || k.served[key] {
 		return tools.Result{}, false
 	}
-	f, ok := k.lookup(callKey(c.Name, c.Args), e.cfg.Now().Add(-age))
+	now := e.cfg.Now()
+	f, ok := k.lookup(key, now.Add(-maxAge))
 	if !ok || f.turn {
 		// Within one turn a repeat is the loop detector's business.
 		return tools.Result{}, false
@@ -188,9 +196,24 @@ func (k *knowledge) known(ctx context.Context, e *Engine, u parley.User, o offer
 	if json.Unmarshal([]byte(f.result), &r) != nil {
 		return tools.Result{}, false
 	}
+	if k.served == nil {
+		k.served = make(map[string]bool)
+	}
+	k.served[key] = true
 	when := f.at.In(userLocation(u)).Format("15:04")
-	return tools.Result{OK: true, Data: r.Data,
-		Summary: strings.TrimSpace(fmt.Sprintf("Already known from the same call at %s. %s", when, r.Summary))}, true
+	return tools.Result{OK: true, Data: r.Data, Summary: strings.TrimSpace(fmt.Sprintf(
+		"Reused from the same call %s ago (%s); call it again for a fresh result. %s", age(now.Sub(f.at)), when, r.Summary))}, true
+}
+
+// age says how old a result is, for people and the model.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%d s", max(int(d/time.Second), 1))
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%d h %d min", int(d/time.Hour), int(d%time.Hour/time.Minute))
 }
 
 // changeScan bounds the audit rows lastChange reads.

@@ -2,8 +2,10 @@ package assistant_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -68,7 +70,7 @@ func TestRepeatedReadCallIsAnsweredFromKnowledge(t *testing.T) {
 		t.Fatalf("an identical Read call ran the tool again (runs = %d)", n)
 	}
 	res := find(streamed, blocks.ToolResult)
-	if len(res) != 1 || !res[0].OK || !strings.Contains(res[0].Content, "Already known") {
+	if len(res) != 1 || !res[0].OK || !strings.Contains(res[0].Content, "Reused from the same call") {
 		t.Fatalf("result block: %+v", res)
 	}
 	reqs := p.Requests()
@@ -118,5 +120,77 @@ func TestKnowledgeGateCanBeTurnedOff(t *testing.T) {
 	}
 	if n := h.runs["get_weather"].Load(); n != 2 {
 		t.Fatalf("runs = %d with the gate off", n)
+	}
+}
+
+// Freshness is the tool's to declare (B16): a tool that says nothing is
+// never reused, a reused result says its age, and the model gets a fresh
+// result by calling again in the same turn.
+func TestReuseIsTheToolsToDeclare(t *testing.T) {
+	var clockRuns, weatherRuns atomic.Int64
+	clockTool := tools.Must(tools.New(tools.Spec{Name: "get_time", Description: "The time.", Category: "weather"},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+			clockRuns.Add(1)
+			return tools.OK("10:00", nil), nil
+		}))
+	weather := tools.Must(tools.New(tools.Spec{Name: "forecast", Description: "A forecast.", Category: "weather", Reuse: 2 * time.Minute},
+		func(context.Context, tools.Call, cityArgs) (tools.Result, error) {
+			weatherRuns.Add(1)
+			return tools.OK("rain", nil), nil
+		}))
+	p := fake.New()
+	clk := &clock{now: time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)}
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.Now = clk.Now
+		c.Tools, _ = tools.NewSet(clockTool, weather)
+	})
+	var th string
+	ask := func(turn ...fake.Turn) []blocks.Block {
+		t.Helper()
+		p.Append(turn...)
+		reply, streamed, err := h.collect(t, alice, assistant.Request{ThreadID: th, Message: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th = reply.ThreadID
+		return streamed
+	}
+	ask(callsOnce("t1", "get_time", `{}`)...)
+	clk.add(65 * time.Second)
+	ask(callsOnce("t2", "get_time", `{}`)...)
+	if n := clockRuns.Load(); n != 2 {
+		t.Errorf("a tool that declares no reuse ran %d times for two calls", n)
+	}
+
+	ask(callsOnce("w1", "forecast", `{"city":"Oslo"}`)...)
+	clk.add(90 * time.Second)
+	streamed := ask(callsOnce("w2", "forecast", `{"city":"Oslo"}`)...)
+	res := find(streamed, blocks.ToolResult)
+	if weatherRuns.Load() != 1 || len(res) != 1 || !strings.Contains(res[0].Content, "Reused from the same call 1 min ago (10:01)") {
+		t.Fatalf("runs %d, result %+v: want the result reused, with its age", weatherRuns.Load(), res)
+	}
+	// The model asks again in the same turn: the tool runs.
+	ask(fake.Turn{fake.CallTool("w3", "forecast", `{"city":"Oslo"}`)}, fake.Turn{fake.CallTool("w4", "forecast", `{"city":"Oslo"}`)},
+		fake.Turn{fake.Text("fresh")})
+	if n := weatherRuns.Load(); n != 2 {
+		t.Errorf("forecast ran %d times: a second call in the same turn must run it", n)
+	}
+	// Past the tool's own Reuse (2 minutes, under KnowledgeMaxAge) it runs.
+	clk.add(3 * time.Minute)
+	ask(callsOnce("w5", "forecast", `{"city":"Oslo"}`)...)
+	if n := weatherRuns.Load(); n != 3 {
+		t.Errorf("forecast ran %d times: a result older than the tool's Reuse was reused", n)
+	}
+}
+
+func TestReuseMustSuitTheTool(t *testing.T) {
+	for _, s := range []tools.Spec{
+		{Name: "a", Description: "d", Reuse: -time.Second},
+		{Name: "b", Description: "d", Effect: tools.Mutate, Reuse: time.Minute},
+		{Name: "c", Description: "d", ClientSide: true, Reuse: time.Minute},
+	} {
+		if err := s.Validate(); !errors.Is(err, tools.ErrInvalidSpec) {
+			t.Errorf("%s: Validate = %v, want ErrInvalidSpec", s.Name, err)
+		}
 	}
 }

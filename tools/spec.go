@@ -27,8 +27,9 @@ func (s Spec) Schema() json.RawMessage {
 
 // Validate reports whether s is well formed: Name matches
 // ^[a-zA-Z0-9_-]{1,64}$, Description is not empty, Effect is Read, Mutate,
-// Destructive or empty (Read), and InputSchema, when set, is a JSON object
-// whose "type" is "object". The error wraps [ErrInvalidSpec]. Validate does
+// Destructive or empty (Read), Reuse is not negative and is zero unless
+// the tool is a server-side Read tool, and InputSchema, when set, is a JSON
+// object whose "type" is "object". The error wraps [ErrInvalidSpec]. Validate does
 // not compile the schema; [New] and [NewSet] do.
 func (s Spec) Validate() error {
 	if !nameRE.MatchString(s.Name) {
@@ -41,6 +42,9 @@ func (s Spec) Validate() error {
 	case "", Read, Mutate, Destructive:
 	default:
 		return fmt.Errorf("%w: tool %q: unknown effect %q", ErrInvalidSpec, s.Name, s.Effect)
+	}
+	if s.Reuse < 0 || s.Reuse > 0 && (s.NeedsApproval() || s.ClientSide) {
+		return fmt.Errorf("%w: tool %q: Reuse must be zero, or positive for a Read tool the server runs", ErrInvalidSpec, s.Name)
 	}
 	if len(s.InputSchema) > 0 {
 		if err := checkObjectSchema(s.InputSchema); err != nil {

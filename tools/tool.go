@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -45,6 +46,15 @@ type Spec struct {
 	ClientSide   bool            // executed by the client, not the server
 	Pages        []string        // pages the tool is offered on; empty: every page
 	Terminal     bool            // a successful call ends the turn without another model round
+	// Reuse is how long a Read tool's result may answer an identical call
+	// (same arguments) later in the thread without running the tool again.
+	// Zero, the default, is never: the tool's answer may change with time
+	// (a clock, live stats) or by others (another user, the host's back
+	// end), and only the tool knows. Set it for data that only changes
+	// through audited Mutate and Destructive calls. The Engine bounds it by
+	// Config.KnowledgeMaxAge, and any such call the user makes meanwhile
+	// makes the result stale.
+	Reuse time.Duration
 }
 
 // NeedsApproval reports whether the tool changes the world.

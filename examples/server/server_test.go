@@ -392,3 +392,18 @@ func TestDemoMaxTurnsPerUserCapsTurnsInFlight(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The clock is never answered from an earlier call: asked twice in one
+// thread, get_time runs twice, and nothing says it was reused.
+func TestDemoClockIsNeverReused(t *testing.T) {
+	srv := newTestServer(t)
+	first := chat(t, srv, "alice", "what time is it")
+	thread := first[0].Meta.ThreadID
+	second := stream(t, srv, "alice", map[string]any{"thread_id": thread, "message": "what time is it"})
+	for i, bs := range [][]blocks.Block{first, second} {
+		call, res := toolOutcome(t, bs)
+		if _, err := time.Parse(time.RFC1123, res.Content); call.Name != "get_time" || !res.OK || err != nil {
+			t.Errorf("ask %d: call %q, result %q: want get_time run afresh, its summary the time", i+1, call.Name, res.Content)
+		}
+	}
+}

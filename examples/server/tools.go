@@ -42,6 +42,9 @@ func demoTools(n *notes) (*tools.Set, error) {
 		tools.Must(tools.New(tools.Spec{
 			Name: "list_notes", Category: "notes", Effect: tools.Read,
 			Description: "List the user's notes with their ids, newest last.",
+			// Notes change only through add_note and delete_note, whose
+			// calls make an earlier list stale: a list may be reused.
+			Reuse: 2 * time.Minute,
 		}, func(ctx context.Context, c tools.Call, _ noArgs) (tools.Result, error) {
 			ns, err := n.list(ctx, c.User.ID)
 			if err != nil {
@@ -56,6 +59,7 @@ func demoTools(n *notes) (*tools.Set, error) {
 		tools.Must(tools.New(tools.Spec{
 			Name: "get_time", Category: "general", Effect: tools.Read,
 			Description: "The current date and time in UTC.",
+			// No Reuse: a clock's answer is never reused.
 		}, func(context.Context, tools.Call, noArgs) (tools.Result, error) {
 			now := time.Now().UTC()
 			return tools.OK(now.Format(time.RFC1123), map[string]string{"utc": now.Format(time.RFC3339)}), nil
@@ -72,6 +76,7 @@ func demoTools(n *notes) (*tools.Set, error) {
 		tools.Must(tools.New(tools.Spec{
 			Name: "admin_stats", Category: "admin", Effect: tools.Read,
 			Description: "Counts of users and notes across the whole app (staff only).",
+			// No Reuse: other users change these counts.
 		}, func(ctx context.Context, _ tools.Call, _ noArgs) (tools.Result, error) {
 			users, total, err := n.stats(ctx)
 			if err != nil {
