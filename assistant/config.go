@@ -67,6 +67,20 @@ type Config struct {
 	// (default 5). After the last one the model is called once more with no
 	// tools and told to answer from what it has, so a turn ends with text.
 	MaxToolRounds int
+	// The turn's pace (A7). Before each model call the turn checks what it
+	// has spent, and past any of these the call has no tools and must
+	// answer: MaxTurnToolCalls tool calls (default 18; negative: no limit
+	// but MaxToolRounds), AnswerAfterTokens tokens used by its model calls,
+	// input and output (default 0: no limit), or AnswerAfter since it began
+	// (default half of TurnTimeout; negative: never). Before that, once the
+	// model has made WrapUpAfterToolCalls calls (default 12; negative:
+	// never), each call tells it to wrap up. And after a Mutate or
+	// Destructive call succeeds, the next call has no tools: the model
+	// reports the change instead of looping on stale data.
+	WrapUpAfterToolCalls int
+	MaxTurnToolCalls     int
+	AnswerAfterTokens    int64
+	AnswerAfter          time.Duration
 	// LazyToolThreshold: when more tools than this are offered to a user,
 	// the prompt carries a one-line catalog per category instead of every
 	// tool, and the model starts with only search_tools and ask_user and
@@ -196,25 +210,27 @@ func knownFamily(f string) bool {
 
 // Defaults.
 const (
-	DefaultMaxToolRounds       = 5
-	DefaultParallelTools       = 4
-	DefaultToolTimeout         = 30 * time.Second
-	DefaultTurnTimeout         = 5 * time.Minute
-	DefaultCancelPollInterval  = 250 * time.Millisecond
-	DefaultDrainTimeout        = 5 * time.Second
-	DefaultHeartbeatInterval   = 5 * time.Second
-	DefaultMaxMessageBytes     = 32 << 10
-	DefaultMaxPageContextBytes = 4 << 10
-	DefaultMaxTurnsPerUser     = 4
-	DefaultMaxTurnOutputTokens = 16384
-	DefaultMaxTurnOutputBytes  = 256 << 10
-	DefaultAssistantName       = "Assistant"
-	DefaultContextWindow       = 32768
-	DefaultLazyToolThreshold   = 16
-	DefaultApprovalTTL         = 24 * time.Hour
-	DefaultKnowledgeMaxAge     = 5 * time.Minute
-	DefaultModelRetries        = 3
-	DefaultModelRetryWait      = 30 * time.Second
+	DefaultMaxToolRounds        = 5
+	DefaultWrapUpAfterToolCalls = 12
+	DefaultMaxTurnToolCalls     = 18
+	DefaultParallelTools        = 4
+	DefaultToolTimeout          = 30 * time.Second
+	DefaultTurnTimeout          = 5 * time.Minute
+	DefaultCancelPollInterval   = 250 * time.Millisecond
+	DefaultDrainTimeout         = 5 * time.Second
+	DefaultHeartbeatInterval    = 5 * time.Second
+	DefaultMaxMessageBytes      = 32 << 10
+	DefaultMaxPageContextBytes  = 4 << 10
+	DefaultMaxTurnsPerUser      = 4
+	DefaultMaxTurnOutputTokens  = 16384
+	DefaultMaxTurnOutputBytes   = 256 << 10
+	DefaultAssistantName        = "Assistant"
+	DefaultContextWindow        = 32768
+	DefaultLazyToolThreshold    = 16
+	DefaultApprovalTTL          = 24 * time.Hour
+	DefaultKnowledgeMaxAge      = 5 * time.Minute
+	DefaultModelRetries         = 3
+	DefaultModelRetryWait       = 30 * time.Second
 )
 
 func (c *Config) validate() error {
@@ -253,6 +269,9 @@ func (c *Config) validate() error {
 	if !knownFamily(c.ModelFamily) {
 		errs = append(errs, fmt.Errorf("unknown ModelFamily %q", c.ModelFamily))
 	}
+	if c.AnswerAfterTokens < 0 {
+		errs = append(errs, errors.New("AnswerAfterTokens must not be negative"))
+	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
 		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {
 		errs = append(errs, errors.New("limits must not be negative"))
@@ -270,9 +289,12 @@ var ErrInvalidConfig = errors.New("assistant: invalid config")
 func (c *Config) setDefaults() {
 	// Zero means the default.
 	c.MaxToolRounds = cmp.Or(c.MaxToolRounds, DefaultMaxToolRounds)
+	c.WrapUpAfterToolCalls = cmp.Or(c.WrapUpAfterToolCalls, DefaultWrapUpAfterToolCalls) // negative: never
+	c.MaxTurnToolCalls = cmp.Or(c.MaxTurnToolCalls, DefaultMaxTurnToolCalls)             // negative: no limit
 	c.ParallelTools = cmp.Or(c.ParallelTools, DefaultParallelTools)
 	c.ToolTimeout = cmp.Or(c.ToolTimeout, DefaultToolTimeout)
 	c.TurnTimeout = cmp.Or(c.TurnTimeout, DefaultTurnTimeout)
+	c.AnswerAfter = cmp.Or(c.AnswerAfter, c.TurnTimeout/2)                         // negative: never
 	c.CancelPollInterval = cmp.Or(c.CancelPollInterval, DefaultCancelPollInterval) // negative: never poll
 	c.MaxMessageBytes = cmp.Or(c.MaxMessageBytes, DefaultMaxMessageBytes)
 	c.MaxPageContextBytes = cmp.Or(c.MaxPageContextBytes, DefaultMaxPageContextBytes)

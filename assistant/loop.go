@@ -10,9 +10,17 @@ import (
 
 const persistTimeout = 10 * time.Second
 
-// finalRoundNote is appended to the system prompt of the forced last call.
-const finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
-	"Answer the user now from the information you already have, and say plainly what you could not find out."
+// Notes the turn's pace appends to a call's system prompt (see pace).
+const (
+	finalRoundNote = "\n\nYou have used every tool call available for this message. Do not call tools. " +
+		"Answer the user now from the information you already have, and say plainly what you could not find out."
+	budgetNote = "\n\nThis message has used the time and tokens it may. Do not call tools. " +
+		"Answer the user now from the information you already have, and say plainly what you could not find out."
+	changedNote = "\n\nThe change was carried out: its result is above. Do not call tools. " +
+		"Tell the user briefly what was done, from the result, and what, if anything, is left for them to ask."
+	wrapUpNote = "\n\nYou have made many tool calls for this message. Wrap up: call a tool again only if the answer " +
+		"cannot do without it, then answer the user."
+)
 
 // noAnswer is shown when the model ends a turn without any text.
 const noAnswer = "I could not produce an answer to that. Please try rephrasing your question."
@@ -54,13 +62,15 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	}
 	for round := 0; ; round++ {
 		defs := t.tools.defs() // search_tools may have loaded more
-		final := round == t.e.cfg.MaxToolRounds || len(defs) == 0
+		final, note := pace(&t.e.cfg, round, &t.tools, t.out.usage, time.Since(t.started))
 		sys, offer := system, defs
-		if final {
-			offer = nil
-			if len(defs) > 0 {
-				sys += finalRoundNote
-			}
+		switch {
+		case len(defs) == 0:
+			final = true
+		case final:
+			sys, offer = sys+note, nil
+		default:
+			sys += note
 		}
 		req := t.conn.request(turnCall, sys, stable, append(base[:len(base):len(base)], t.out.msgs...), offer)
 		text, calls, err := t.conn.stream(ctx, modelCall{req: req, out: &t.out, emit: emit, stop: &t.stop,
@@ -142,4 +152,23 @@ func ends(out *transcript, stop *stopper, text string, calls []providers.ToolCal
 		return false
 	}
 	return true
+}
+
+// pace decides a turn's next model call from what the turn has spent
+// (A7): whether it must answer with no tools, and the note its system
+// prompt ends with. After a change it reports the change; past the rounds,
+// the tool calls, the tokens or the time the turn may take, it answers;
+// past WrapUpAfterToolCalls tool calls it is told to wrap up.
+func pace(cfg *Config, round int, tb *toolbox, used providers.Usage, elapsed time.Duration) (final bool, note string) {
+	switch {
+	case tb.wrote:
+		return true, changedNote
+	case round >= cfg.MaxToolRounds, cfg.MaxTurnToolCalls >= 0 && tb.made >= cfg.MaxTurnToolCalls:
+		return true, finalRoundNote
+	case cfg.AnswerAfterTokens > 0 && used.Total() >= cfg.AnswerAfterTokens, cfg.AnswerAfter > 0 && elapsed >= cfg.AnswerAfter:
+		return true, budgetNote
+	case cfg.WrapUpAfterToolCalls >= 0 && tb.made >= cfg.WrapUpAfterToolCalls:
+		return false, wrapUpNote
+	}
+	return false, ""
 }

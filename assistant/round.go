@@ -285,6 +285,9 @@ func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 		t.know.learn(callKey(c.Name, c.Args), content, t.e.cfg.Now(), true)
 	case r.OK || o.approval != "":
 		t.know.forget() // a change ran, or may have
+		if r.OK {
+			t.tools.changed()
+		}
 	}
 	if o.audit {
 		t.auditToolCall(ctx, c, r, o.took, o.via, o.approval)

@@ -23,6 +23,8 @@ type toolbox struct {
 	loaded     map[string]bool // lazy turns: offered tools loaded so far
 	repeats    map[string]int  // tool calls by name and canonical arguments
 	autonomous bool            // Mutate and Destructive tools run without proposals
+	made       int             // tool calls the model made this turn
+	wrote      bool            // a Mutate or Destructive call succeeded this turn
 }
 
 // offeredTool is a tool this turn may offer to the model.
@@ -195,6 +197,7 @@ func (tb *toolbox) names() string {
 // call itself, then come the guard's refusal of the arguments (argsRefusal),
 // the loop check and a's tool-call rate.
 func (tb *toolbox) gate(ctx context.Context, a *actor, c providers.ToolCall, argsRefusal *tools.Result) (offeredTool, *tools.Result) {
+	tb.made++
 	if i := slices.IndexFunc(tb.meta, func(o offeredTool) bool { return o.spec.Name == c.Name }); i >= 0 {
 		if argsRefusal != nil {
 			return offeredTool{}, argsRefusal
@@ -240,6 +243,10 @@ func (tb *toolbox) gate(ctx context.Context, a *actor, c providers.ToolCall, arg
 	}
 	return o, nil
 }
+
+// changed records that a Mutate or Destructive call succeeded: the next
+// model call reports it, with no tools (see pace).
+func (tb *toolbox) changed() { tb.wrote = true }
 
 func refusal(code tools.ErrorCode, msg, hint string) tools.Result {
 	return tools.Result{Error: &tools.ToolError{Code: code, Message: msg, Blocked: true, Hint: hint}}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
@@ -31,6 +32,7 @@ type turn struct {
 	user      store.Message // the user message stored by the first write
 	reply     store.Message // the assistant placeholder stored with it
 	firstTurn bool          // the thread had no messages before: a title may follow
+	started   time.Time     // when the worker began (wall time, as TurnTimeout counts it)
 	stop      stopper       // how the turn is told to stop (cancel.go)
 	writes    replyWrites   // the reply's later writes (persist.go)
 }
@@ -233,6 +235,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.TurnTimeout)
 	t.stop.start(wctx)
 	t.writes.start(e, t.reply)
+	t.started = time.Now()
 	// A stopped turn's reply is stored as the user's stream ends, not after
 	// the drain; the AfterFunc also fires, harmlessly, when the turn ends.
 	unstop := context.AfterFunc(t.stop.ctx, func() {
