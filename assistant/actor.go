@@ -198,7 +198,9 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 		return r, false // answered and audited by runTools
 	}
 	args := compactJSON(c.Args)
-	summary := plainLine(r.Summary, maxSummaryBytes)
+	// The card, and the proposal stored with it, show no credential the
+	// dry run read (C9); the arguments themselves passed the guard.
+	summary, _ := guard.Scrub(plainLine(r.Summary, maxSummaryBytes))
 	if summary == "" {
 		summary = defaultSummary(o.spec, args)
 	}
@@ -224,12 +226,12 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 	data := args
 	if r.Data != nil {
 		if raw, err := json.Marshal(r.Data); err == nil {
-			data = raw
+			data, _ = guard.ScrubJSON(raw)
 		}
 	}
 	emit(blocks.Block{Kind: blocks.Confirm, ID: token, Name: c.Name, Content: summary, CallID: c.ID, Effect: string(o.spec.Effect), Data: data})
 	if r.UI != nil {
-		emit(*r.UI)
+		emit(scrubBlock(*r.UI))
 	}
 	a.auditToolCall(ctx, c, tools.Result{Error: &tools.ToolError{Code: tools.CodeNeedsApproval}}, time.Since(start), "chat", approvalPending)
 	return r, true

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
@@ -29,9 +30,11 @@ type ExecuteRequest struct {
 // exist or u may not use it. The arguments go through the guard and the
 // schema, the call counts against ToolRate, and it is audited with
 // transport "http". Arguments longer than Config.MaxMessageBytes are
-// refused with CodeTooLarge before anything reads them. Because the user asked for it themselves, Mutate and
-// Destructive tools run without a proposal. Tool failures are in the
-// Result; the error is for the gate and infrastructure.
+// refused with CodeTooLarge before anything reads them. Because the user
+// asked for it themselves, Mutate and Destructive tools run without a
+// proposal. The Result comes back scrubbed of credentials, as a chat turn
+// would show it. Tool failures are in the Result; the error is for the
+// gate and infrastructure.
 func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequest) (tools.Result, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return tools.Result{}, err
@@ -75,5 +78,30 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		approval = approvalUser
 	}
 	a.auditToolCall(ctx, call, r, took, "http", approval)
-	return r, nil
+	return scrubResult(r), nil
+}
+
+// scrubResult is r with the credentials it holds scrubbed (C9), as a chat
+// turn shows and stores a result: its summary, its error message, its
+// block, and its data, which becomes the scrubbed JSON (a
+// json.RawMessage) only when it held one.
+func scrubResult(r tools.Result) tools.Result {
+	r.Summary, _ = guard.Scrub(r.Summary)
+	if r.Error != nil {
+		e := *r.Error
+		e.Message, _ = guard.Scrub(e.Message)
+		r.Error = &e
+	}
+	if r.UI != nil {
+		ui := scrubBlock(*r.UI)
+		r.UI = &ui
+	}
+	if r.Data != nil {
+		if raw, err := json.Marshal(r.Data); err == nil {
+			if scrubbed, n := guard.ScrubJSON(raw); n > 0 {
+				r.Data = json.RawMessage(scrubbed)
+			}
+		}
+	}
+	return r
 }

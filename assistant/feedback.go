@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -52,9 +53,10 @@ func (e *Engine) SetFeedback(ctx context.Context, u parley.User, threadID, messa
 	if m.SupersededAt != nil {
 		return store.Feedback{}, conflict("set feedback", "That answer was replaced by an edit or a regeneration.", errors.New("superseded message"))
 	}
-	f := store.Feedback{MessageID: m.ID, UserID: u.ID, Rating: in.Rating,
-		Category: plainLine(strings.ToValidUTF8(in.Category, "\uFFFD"), MaxFeedbackCategoryBytes),
-		Comment:  comment}
+	// A credential pasted into a comment is not kept (C9).
+	comment, _ = guard.Scrub(comment)
+	category, _ := guard.Scrub(plainLine(strings.ToValidUTF8(in.Category, "\uFFFD"), MaxFeedbackCategoryBytes))
+	f := store.Feedback{MessageID: m.ID, UserID: u.ID, Rating: in.Rating, Category: category, Comment: comment}
 	if err := fs.SetFeedback(ctx, &f); err != nil {
 		return store.Feedback{}, e.storeErr("set feedback", err)
 	}

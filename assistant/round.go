@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/tools"
 )
@@ -267,10 +268,14 @@ func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 	c, r := o.call, o.result
 	emit(resultBlock(c, r))
 	if r.UI != nil {
-		emit(*r.UI)
+		emit(scrubBlock(*r.UI))
 	}
+	// What the tool returned is scrubbed of credentials before anyone
+	// reads it (C9): the model, the store, the replay and the knowledge
+	// gate all keep this form.
+	raw, _ := guard.ScrubJSON(tools.MarshalForModel(r))
 	budget := t.conn.resultBudget()
-	content := string(clampResult(tools.MarshalForModel(r), budget))
+	content := string(clampResult(raw, budget))
 	if o.data {
 		source := ""
 		if o.via == "client" {
@@ -300,7 +305,7 @@ func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 var invalidCodes = []tools.ErrorCode{tools.CodeInvalidArgs, tools.CodeUnknownTool, tools.CodeNotLoaded}
 
 // resultBlock is what the user sees of a result: the summary, or the error
-// message unless the error is internal.
+// message unless the error is internal, scrubbed of credentials.
 func resultBlock(c providers.ToolCall, r tools.Result) blocks.Block {
 	b := blocks.Block{Kind: blocks.ToolResult, ID: c.ID, Name: c.Name, OK: r.OK, Content: r.Summary}
 	if !r.OK && r.Error != nil {
@@ -309,6 +314,18 @@ func resultBlock(c providers.ToolCall, r tools.Result) blocks.Block {
 		if r.Error.Code == tools.CodeInternal {
 			b.Content = "The tool failed."
 		}
+	}
+	b.Content, _ = guard.Scrub(b.Content)
+	return b
+}
+
+// scrubBlock is a tool's own block (Result.UI, a dry run's) scrubbed of
+// credentials: its text and its data.
+func scrubBlock(b blocks.Block) blocks.Block {
+	b.Content, _ = guard.Scrub(b.Content)
+	if len(b.Data) > 0 {
+		data, _ := guard.ScrubJSON(b.Data)
+		b.Data = data
 	}
 	return b
 }

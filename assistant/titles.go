@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 )
@@ -75,7 +76,7 @@ func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th stor
 // markup, quotes or a final punctuation mark, at most six words and 60
 // bytes. "" if nothing is left.
 func sanitizeTitle(s string) string {
-	s = strings.TrimSpace(s)
+	s, _ = guard.Scrub(strings.TrimSpace(s))
 	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		s = s[:i]
 	}
@@ -101,6 +102,7 @@ func sanitizeTitle(s string) string {
 
 // heuristicTitle names a new thread after the start of its first message.
 func heuristicTitle(msg string) string {
+	msg, _ = guard.Scrub(msg)
 	words := strings.Fields(msg)
 	const maxWords, maxBytes = 8, 80
 	if len(words) > maxWords {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 )
@@ -255,12 +256,16 @@ func replyStatus(err error) store.Status {
 }
 
 // modelMessages are the turn's model messages as the store keeps them for
-// replay (see persistable and storable); nil when there are none.
+// replay (see persistable and storable), scrubbed of credentials (C9):
+// the model's text and its calls' arguments as well as the tool results,
+// which answer scrubbed already, so no replay sends a secret back. nil
+// when there are none.
 func (o *transcript) modelMessages(log *slog.Logger) json.RawMessage {
 	msgs := persistable(o.msgs, o.invalid)
 	if len(msgs) == 0 {
 		return nil
 	}
+	msgs = scrubMessages(msgs)
 	raw, err := json.Marshal(storable(msgs))
 	if err != nil {
 		log.Error("assistant: encode model messages", "err", err)
@@ -287,6 +292,23 @@ func storable(msgs []providers.Message) []providers.Message {
 			quoted, _ := json.Marshal(string(c.Args))
 			out[i].ToolCalls[j].Args = quoted
 		}
+	}
+	return out
+}
+
+// scrubMessages returns msgs with credentials scrubbed from their text and
+// their calls' arguments; msgs itself is not changed.
+func scrubMessages(msgs []providers.Message) []providers.Message {
+	out := make([]providers.Message, len(msgs))
+	for i, m := range msgs {
+		m.Content, _ = guard.Scrub(m.Content)
+		if len(m.ToolCalls) > 0 {
+			m.ToolCalls = slices.Clone(m.ToolCalls)
+			for j := range m.ToolCalls {
+				m.ToolCalls[j].Args, _ = guard.ScrubJSON(m.ToolCalls[j].Args)
+			}
+		}
+		out[i] = m
 	}
 	return out
 }
