@@ -46,7 +46,8 @@ func verdict(r guard.Result, checked bool) store.GuardVerdict {
 		Action:             r.Action.String(),
 		Severity:           r.Severity.String(),
 		Categories:         r.Categories(),
-		ExcludeFromHistory: r.Injection() >= guard.Medium,
+		ExcludeFromHistory: r.Injection() >= guard.High,
+		FenceInHistory:     r.Injection() == guard.Medium,
 	}
 }
 

@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley"
@@ -65,22 +66,95 @@ func (in *input) forModel() string {
 	return in.text
 }
 
-// warning is the notice the user sees about their own message, if any.
+// warning is the notice the user sees about their own message, if any: it
+// names what the guard found in words a user knows, and says what becomes
+// of the message, now and in later turns.
 func (in *input) warning() (blocks.Block, bool) {
 	r := in.verdict
-	cats := strings.Join(humanCategories(r), ", ")
+	steer, found := plainFindings(r)
 	var msg string
 	switch r.Action {
 	case guard.Block:
-		msg = "Your message was not sent to the assistant because it appears to contain " + cats + "."
+		msg = "Your message was not sent to the assistant because it appears to contain " + joinWords(append(steer, found...)) + "."
+		if r.Injection() >= guard.High {
+			msg += " The assistant will not remember it in this conversation."
+		}
 	case guard.Redact:
-		msg = "Parts of your message that look like " + cats + " were hidden from the assistant."
+		msg = "Parts of your message that look like " + joinWords(append(steer, found...)) + " were hidden from the assistant."
 	case guard.Warn:
-		msg = "Your message appears to contain " + cats + ". Avoid sharing personal data with the assistant."
-	default:
+		var parts []string
+		if len(steer) > 0 {
+			parts = append(parts, "Parts of your message read like "+injectionWords+". It was sent, "+
+				"and in later messages the assistant will read it as your request, not as new rules.")
+		}
+		if len(found) > 0 {
+			parts = append(parts, "Your message appears to contain "+joinWords(found)+". "+avoidSharing(r)+"")
+		}
+		msg = strings.Join(parts, " ")
+	}
+	if msg == "" {
 		return blocks.Block{}, false
 	}
 	return blocks.Block{Kind: blocks.Warning, Content: msg}, true
+}
+
+// injectionWords is what a user is told an injection finding is.
+const injectionWords = "instructions aimed at the assistant"
+
+// plainNames are what a user is told the guard found, by category.
+var plainNames = map[guard.Category]string{
+	guard.Credential:  "a password or an access key",
+	guard.JWT:         "a login token",
+	guard.NationalID:  "an identity number",
+	guard.IBAN:        "a bank account number",
+	guard.Card:        "a card number",
+	guard.Email:       "an email address",
+	guard.VAT:         "a tax number",
+	guard.Phone:       "a phone number",
+	guard.IPAddress:   "an IP address",
+	guard.GuardError:  "something the security check could not read",
+	guard.InvalidJSON: "something the security check could not read",
+	guard.TooLarge:    "more text than the security check takes",
+}
+
+// plainFindings names r's findings for a user: steer holds
+// injectionWords if any finding is an attempt to steer the assistant, and
+// found the rest (personal data, credentials, what could not be scanned).
+func plainFindings(r guard.Result) (steer, found []string) {
+	for _, f := range r.Findings {
+		name, ok := plainNames[f.Category]
+		switch {
+		case ok:
+		case f.Kind == guard.KindInjection:
+			steer = []string{injectionWords}
+			continue
+		default:
+			name = strings.ReplaceAll(string(f.Category), "_", " ") // a custom detector's
+		}
+		if !slices.Contains(found, name) {
+			found = append(found, name)
+		}
+	}
+	return steer, found
+}
+
+// avoidSharing is the advice for what a warned message holds.
+func avoidSharing(r guard.Result) string {
+	if slices.ContainsFunc(r.Findings, func(f guard.Finding) bool { return f.Category == guard.JWT || f.Category == guard.Credential }) {
+		return "Avoid sharing passwords, keys or tokens with the assistant."
+	}
+	return "Avoid sharing personal data with the assistant."
+}
+
+// joinWords joins names as prose: "a, b and c".
+func joinWords(names []string) string {
+	switch len(names) {
+	case 0:
+		return "something the security check flagged"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // unscreenedRoom is the most the page context and the entities of req may

@@ -161,8 +161,9 @@
 // Result.Redacted by [<CATEGORY>_REDACTED], e.g. [CARD_REDACTED].
 //
 // [Result.Injection] is the highest severity among injection findings: the
-// Engine keeps a message whose Injection is Medium or more out of later
-// history. [Result.Categories] lists the categories for storage and audit.
+// Engine keeps a message whose Injection is High or more out of later
+// history, and replays a Medium one fenced, as words that are not
+// instructions. [Result.Categories] lists the categories for storage and audit.
 //
 // # Errors
 //

@@ -153,7 +153,8 @@ func (r Result) Categories() []string {
 
 // Injection returns the highest severity of the injection-kind findings,
 // None if there are none. The Engine keeps a message whose Injection is
-// Medium or more out of later history.
+// High or more out of later history, and replays one whose Injection is
+// Medium fenced as the user's words, not instructions.
 func (r Result) Injection() Severity {
 	s := None
 	for _, f := range r.Findings {

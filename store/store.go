@@ -178,8 +178,12 @@ type GuardVerdict struct {
 	Categories []string // what was found, sorted; never the matched text
 	// ExcludeFromHistory keeps the message, and the reply to it, out of the
 	// conversation replayed to the model in later turns (an injection
-	// attempt of medium severity or more).
+	// attempt of High severity or more).
 	ExcludeFromHistory bool
+	// FenceInHistory replays the message in later turns fenced, as the
+	// user's words that are not instructions (a Medium injection finding:
+	// maybe an attempt, maybe an ordinary request a false alarm flagged).
+	FenceInHistory bool
 }
 
 // Messages persists the turns of threads.

@@ -14,14 +14,14 @@ import (
 )
 
 // messageArgs is the number of messageColumns; seqArg the index of seq.
-const messageArgs, seqArg = 19, 2
+const messageArgs, seqArg = 20, 2
 
 const messageColumns = `id, thread_id, seq, role, status, content, blocks, model_messages,
-	input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude,
+	input_tokens, output_tokens, guard_action, guard_severity, guard_categories, guard_exclude, guard_fence,
 	source, replaces, superseded_at, created_at, updated_at`
 
 // messageValues is the placeholders of one row of messageColumns.
-const messageValues = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+const messageValues = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func (s *Store) scanMessage(row rowScanner) (store.Message, error) {
 	var (
@@ -31,7 +31,7 @@ func (s *Store) scanMessage(row rowScanner) (store.Message, error) {
 	err := row.Scan(&m.ID, &m.ThreadID, &m.Seq, &m.Role, &m.Status, s.text(&m.Content),
 		s.json(&rawBlocks), s.json((*[]byte)(&m.ModelMessages)),
 		&m.InputTokens, &m.OutputTokens, &m.Guard.Action, &m.Guard.Severity, s.json(&rawGuards),
-		&m.Guard.ExcludeFromHistory, &m.Source, &m.Replaces, timePtrDest{&m.SupersededAt},
+		&m.Guard.ExcludeFromHistory, &m.Guard.FenceInHistory, &m.Source, &m.Replaces, timePtrDest{&m.SupersededAt},
 		timeDest{&m.CreatedAt}, timeDest{&m.UpdatedAt})
 	if err != nil {
 		return store.Message{}, err
@@ -99,7 +99,7 @@ func (s *Store) AppendTurn(ctx context.Context, user, assistant *store.Message) 
 		ins.add(m.ID, m.ThreadID, 0, string(m.Role), string(m.Status)).text(m.Content).
 			blocks(m.Blocks).json("model messages", m.ModelMessages).
 			add(m.InputTokens, m.OutputTokens, m.Guard.Action, m.Guard.Severity).
-			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory, string(m.Source), m.Replaces, nil).
+			strings(m.Guard.Categories).add(m.Guard.ExcludeFromHistory, m.Guard.FenceInHistory, string(m.Source), m.Replaces, nil).
 			time(m.CreatedAt).time(m.UpdatedAt)
 	}
 	bump := s.args(3).time(now).add(u.ThreadID)

@@ -180,6 +180,7 @@ func diffMessage(got, want store.Message) string {
 	field("Guard.Action", got.Guard.Action, want.Guard.Action)
 	field("Guard.Severity", got.Guard.Severity, want.Guard.Severity)
 	field("Guard.ExcludeFromHistory", got.Guard.ExcludeFromHistory, want.Guard.ExcludeFromHistory)
+	field("Guard.FenceInHistory", got.Guard.FenceInHistory, want.Guard.FenceInHistory)
 	if strings.Join(got.Guard.Categories, ",") != strings.Join(want.Guard.Categories, ",") {
 		d = append(d, fmt.Sprintf("Guard.Categories = %q, want %q", got.Guard.Categories, want.Guard.Categories))
 	}

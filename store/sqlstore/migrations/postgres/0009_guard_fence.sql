@@ -1,0 +1,7 @@
+-- Parley store, version 9: a user message the guard found a Medium
+-- injection in is replayed fenced in later turns (guard_fence), rather than
+-- left out (guard_exclude, now for High and Critical). Messages written
+-- before this version read as not fenced. Adding a column with a constant
+-- default does not rewrite the table.
+
+ALTER TABLE parley_messages ADD COLUMN guard_fence BOOLEAN NOT NULL DEFAULT FALSE;
