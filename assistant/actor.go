@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,28 +158,45 @@ func (a *actor) checkArgs(ctx context.Context, c providers.ToolCall) (shown json
 var withheldArgs = json.RawMessage(`{"_withheld":"the arguments were removed by the security filter"}`)
 
 // screenResult is a tool message as the model may read it: content (the
-// result's JSON, already cut to budget) as it is, fenced, or withheld. A
-// withheld result is audited. source is "client" for a client-side tool's
-// output, "" otherwise.
+// result's JSON, already cut to budget) as it is, fenced, or withheld, and
+// how much of it was withheld: the number of records, or -1 for all of it.
+// A result that holds a list of records is screened record by record when
+// the whole would be withheld, so one poisoned record does not hide the
+// others (see screenRecords). What is withheld is audited. source is
+// "client" for a client-side tool's output, "" otherwise.
 //
 // The scan is not cut short when the turn is stopped: the result is stored
 // for later turns either way, and a result withheld only because the scan
 // was cancelled would hide a change that did happen.
-func (a *actor) screenResult(ctx context.Context, c providers.ToolCall, content, source string, budget int) string {
-	r, s := a.e.scanDocument(context.WithoutCancel(ctx), documentText(content))
-	switch s {
-	case screenWithhold:
+func (a *actor) screenResult(ctx context.Context, c providers.ToolCall, content, source string, budget int) (string, int) {
+	ctx = context.WithoutCancel(ctx)
+	r, s := a.e.scanDocument(ctx, documentText(content))
+	audit := func(r guard.Result, records int) {
 		extra := map[string]string{"tool": c.Name, "call_id": c.ID}
 		if source != "" {
 			extra["source"] = source
 		}
+		if records > 0 {
+			extra["records"] = strconv.Itoa(records)
+		}
 		a.auditGuard(ctx, AuditGuardToolResult, r, extra)
-		a.e.cfg.Logger.Info("assistant: tool result withheld by the guard", "tool", c.Name, "categories", r.Categories())
-		return withheldResult(c.Name, resultOK(content), r)
-	case screenFence:
-		return fenceResult(c.Name, content, budget)
+		a.e.cfg.Logger.Info("assistant: tool result withheld by the guard", "tool", c.Name, "records", records, "categories", r.Categories())
 	}
-	return content
+	switch s {
+	case screenWithhold:
+		if out, fence, worst, n, ok := a.e.screenRecords(ctx, content); ok {
+			audit(worst, n)
+			if fence {
+				out = fenceResult(c.Name, out, budget)
+			}
+			return out, n
+		}
+		audit(r, 0)
+		return withheldResult(c.Name, resultOK(content), r), -1
+	case screenFence:
+		return fenceResult(c.Name, content, budget), 0
+	}
+	return content, 0
 }
 
 // propose turns a Mutate or Destructive call into a proposal: the tool's

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -259,29 +260,39 @@ type outcome struct {
 	data bool
 }
 
-// answer is the one path of a tool outcome: the result block the user sees
-// (and the tool's own UI block), the result the model reads, cut to the
-// connection's budget and, when it is a tool's data, screened as a
-// document, and the audit row. The model messages, and so the replay and
-// the knowledge accumulator, keep the screened form.
+// answer is the one path of a tool outcome: the result the model reads,
+// scrubbed of credentials, cut to the connection's budget and, when it is
+// a tool's data, screened as a document; the result block the user sees
+// (and the tool's own UI block), which says what the screen withheld, so
+// the card and the model agree; and the audit row. The model messages,
+// and so the replay and the knowledge accumulator, keep the screened form.
 func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 	c, r := o.call, o.result
-	emit(resultBlock(c, r))
-	if r.UI != nil {
-		emit(scrubBlock(*r.UI))
-	}
 	// What the tool returned is scrubbed of credentials before anyone
 	// reads it (C9): the model, the store, the replay and the knowledge
 	// gate all keep this form.
 	raw, _ := guard.ScrubJSON(tools.MarshalForModel(r))
 	budget := t.conn.resultBudget()
-	content := string(clampResult(raw, budget))
+	content, withheld := string(clampResult(raw, budget)), 0
 	if o.data {
 		source := ""
 		if o.via == "client" {
 			source = "client"
 		}
-		content = t.screenResult(ctx, c, content, source, budget)
+		content, withheld = t.screenResult(ctx, c, content, source, budget)
+	}
+	b := resultBlock(c, r)
+	switch {
+	case withheld < 0:
+		b.Content += " (withheld from the assistant by a security check)"
+	case withheld == 1:
+		b.Content += " (1 record withheld from the assistant by a security check)"
+	case withheld > 1:
+		b.Content += fmt.Sprintf(" (%d records withheld from the assistant by a security check)", withheld)
+	}
+	emit(b)
+	if r.UI != nil {
+		emit(scrubBlock(*r.UI))
 	}
 	t.out.answered(c.ID, content)
 	switch {

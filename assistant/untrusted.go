@@ -1,10 +1,12 @@
 package assistant
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -200,4 +202,212 @@ func withheldContext(r guard.Result, what string) string {
 	}
 	return what + " was withheld: a security check found text in it that reads like instructions aimed at the assistant. " +
 		"Do not guess what it said."
+}
+
+// Records. A tool that lists records (tickets, alerts, notes) returns
+// data that anyone who can write one row may have planted text in. When
+// the whole result would be withheld, each record is scanned on its own:
+// a record the scan withholds is replaced by a notice naming it, and the
+// model reads the others, fenced if anything left calls for it. The
+// records are the elements of the result's data when it is a list of
+// objects, or of the lists of objects among its fields.
+
+// screenRecords screens the records of content, a tool message, one by
+// one. It returns the content the model may read, whether it must be
+// fenced, the worst scan of a withheld record, and how many were withheld.
+// ok is false when content holds no records, when what is not a record
+// would be withheld itself, or when no single record explains the finding
+// (an instruction split over several): the whole result is withheld then.
+func (e *Engine) screenRecords(ctx context.Context, content string) (out string, fence bool, worst guard.Result, withheld int, ok bool) {
+	env, ok := objectFields([]byte(content))
+	if !ok {
+		return "", false, guard.Result{}, 0, false
+	}
+	di := slices.IndexFunc(env, func(f field) bool { return f.key == "data" })
+	if di < 0 {
+		return "", false, guard.Result{}, 0, false
+	}
+	lists := recordLists(env[di].val)
+	if len(lists) == 0 {
+		return "", false, guard.Result{}, 0, false
+	}
+	// What is not a record, with the lists emptied, is scanned as one.
+	rest := slices.Clone(env)
+	rest[di].val = rebuildData(env[di].val, lists, func([]json.RawMessage) []json.RawMessage { return nil })
+	if _, s := e.scanDocument(ctx, documentText(string(encodeFields(rest)))); s == screenWithhold {
+		return "", false, guard.Result{}, 0, false
+	} else if s == screenFence {
+		fence = true
+	}
+	n := 0
+	data := rebuildData(env[di].val, lists, func(recs []json.RawMessage) []json.RawMessage {
+		kept := make([]json.RawMessage, len(recs))
+		for i, rec := range recs {
+			r, s := e.scanDocument(ctx, documentText(string(rec)))
+			switch s {
+			case screenWithhold:
+				kept[i] = withheldRecord(i, rec, r)
+				if n == 0 || r.Severity > worst.Severity {
+					worst = r
+				}
+				n++
+				continue
+			case screenFence:
+				fence = true
+			}
+			kept[i] = rec
+		}
+		return kept
+	})
+	if n == 0 {
+		return "", false, guard.Result{}, 0, false
+	}
+	env = slices.Clone(env)
+	env[di].val = data
+	return string(encodeFields(env)), fence, worst, n, true
+}
+
+// field is one member of a JSON object, in order.
+type field struct {
+	key string
+	val json.RawMessage
+}
+
+// objectFields reads a JSON object's members in order; ok is false for
+// anything else.
+func objectFields(raw []byte) ([]field, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, false
+	}
+	var out []field
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, false
+		}
+		out = append(out, field{key, v})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, false
+	}
+	return out, true
+}
+
+// encodeFields writes members as a JSON object, in order.
+func encodeFields(fs []field) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(f.val)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// minRecords is how many objects make a list of records.
+const minRecords = 2
+
+// recordLists names where data's records are: "" for data itself when it
+// is a list of objects, else the keys of its fields that are.
+func recordLists(data json.RawMessage) []string {
+	if records(data) != nil {
+		return []string{""}
+	}
+	fs, ok := objectFields(data)
+	if !ok {
+		return nil
+	}
+	var keys []string
+	for _, f := range fs {
+		if records(f.val) != nil {
+			keys = append(keys, f.key)
+		}
+	}
+	return keys
+}
+
+// records returns the elements of raw if it is a list of at least
+// minRecords objects, else nil.
+func records(raw json.RawMessage) []json.RawMessage {
+	var els []json.RawMessage
+	if json.Unmarshal(raw, &els) != nil || len(els) < minRecords {
+		return nil
+	}
+	for _, el := range els {
+		if len(el) == 0 || el[0] != '{' {
+			return nil
+		}
+	}
+	return els
+}
+
+// rebuildData returns data with each of its record lists (see
+// recordLists) replaced by what edit makes of its elements.
+func rebuildData(data json.RawMessage, lists []string, edit func([]json.RawMessage) []json.RawMessage) json.RawMessage {
+	list := func(raw json.RawMessage) json.RawMessage {
+		b, err := json.Marshal(edit(records(raw)))
+		if err != nil || string(b) == "null" {
+			return json.RawMessage("[]")
+		}
+		return b
+	}
+	if len(lists) == 1 && lists[0] == "" {
+		return list(data)
+	}
+	fs, _ := objectFields(data)
+	for i := range fs {
+		if slices.Contains(lists, fs[i].key) {
+			fs[i].val = list(fs[i].val)
+		}
+	}
+	return encodeFields(fs)
+}
+
+// safeID matches a record id that may be shown as it is.
+var safeID = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,40}$`)
+
+// withheldRecord is the notice that stands in for record i of a list:
+//
+//	{"withheld":"...","record":3,"id":"n-7","categories":["instruction override"]}
+//
+// with the record's own "id" only when it is a number or a short plain
+// token: nothing else of the record reaches the model.
+func withheldRecord(i int, rec json.RawMessage, r guard.Result) json.RawMessage {
+	why := "A security check withheld this record: it contains text that reads like instructions aimed at the assistant."
+	if scanFailed(r) {
+		why = "A security check could not scan this record, so it was withheld."
+	}
+	notice := struct {
+		Withheld   string   `json:"withheld"`
+		Record     int      `json:"record"`
+		ID         any      `json:"id,omitempty"`
+		Categories []string `json:"categories,omitempty"`
+	}{Withheld: why, Record: i, Categories: humanCategories(r)}
+	var id struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(rec, &id) == nil && len(id.ID) > 0 {
+		var num json.Number
+		var str string
+		switch {
+		case json.Unmarshal(id.ID, &num) == nil:
+			notice.ID = num
+		case json.Unmarshal(id.ID, &str) == nil && safeID.MatchString(str):
+			notice.ID = str
+		}
+	}
+	b, _ := json.Marshal(notice)
+	return b
 }

@@ -87,3 +87,40 @@ func FuzzFenceResult(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRecords: reading a result's members and record lists never panics,
+// and writing them back, records kept or emptied, is valid JSON.
+func FuzzRecords(f *testing.F) {
+	f.Add(`{"ok":true,"summary":"2","data":[{"id":1},{"id":"x"}]}`)
+	f.Add(`{"ok":true,"data":{"count":2,"notes":[{"a":1},{"b":[1,{"c":2}]}],"other":[1,2]}}`)
+	f.Add(`{"data":[{},{}],"data":1}`)
+	f.Fuzz(func(t *testing.T, s string) {
+		env, ok := objectFields([]byte(s))
+		if !ok {
+			return
+		}
+		if out := encodeFields(env); !json.Valid(out) {
+			t.Fatalf("members of %q written back as %q", s, out)
+		}
+		for _, fl := range env {
+			lists := recordLists(fl.val)
+			if len(lists) == 0 {
+				continue
+			}
+			for _, edit := range []func([]json.RawMessage) []json.RawMessage{
+				func(r []json.RawMessage) []json.RawMessage { return r },
+				func([]json.RawMessage) []json.RawMessage { return nil },
+			} {
+				if out := rebuildData(fl.val, lists, edit); !json.Valid(out) {
+					t.Fatalf("records of %q rebuilt as %q", fl.val, out)
+				}
+			}
+			rec := records(fl.val)
+			if lists[0] == "" && len(rec) >= minRecords {
+				if n := withheldRecord(0, rec[0], guard.Result{}); !json.Valid(n) {
+					t.Fatalf("notice %q", n)
+				}
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -94,8 +95,9 @@ func TestPlantedInstructionInAToolResultIsWithheld(t *testing.T) {
 	if strings.Contains(strings.ToLower(sentToModel(p)), "ignore all previous") {
 		t.Error("the planted instruction reached the model")
 	}
-	// The user's block keeps what the tool said of itself.
-	if r := find(streamed, blocks.ToolResult); len(r) != 1 || !r[0].OK || r[0].Content != "note 7" {
+	// The user's block keeps what the tool said of itself, and says the
+	// assistant did not read it.
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || !r[0].OK || r[0].Content != "note 7 (withheld from the assistant by a security check)" {
 		t.Errorf("tool_result blocks %+v", r)
 	}
 	ev, _ := h.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditGuardToolResult})
@@ -358,6 +360,79 @@ func TestDisableGuardPassesToolResultsThrough(t *testing.T) {
 	for _, kind := range []string{assistant.AuditGuardToolResult, assistant.AuditGuardContext} {
 		if ev, _ := h.store.ListAudit(context.Background(), store.AuditFilter{Kind: kind}); len(ev) != 0 {
 			t.Errorf("DisableGuard still audited: %+v", ev)
+		}
+	}
+}
+
+// listTool returns notes as records under data.notes.
+func listTool(notes []map[string]any) tools.BaseTool {
+	return tools.Must(tools.New(tools.Spec{Name: "list_notes", Description: "Lists notes.", Category: "weather"},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+			return tools.OK(fmt.Sprintf("%d notes", len(notes)), map[string]any{"count": len(notes), "notes": notes}), nil
+		}))
+}
+
+// One poisoned record does not blind a tool: the record with a planted
+// instruction is withheld and named, the others reach the model, and the
+// card says so.
+func TestPoisonedRecordIsWithheldAloneFromAList(t *testing.T) {
+	notes := []map[string]any{
+		{"id": 1, "text": "Buy oat milk"},
+		{"id": "n-2", "text": planted},
+		{"id": 3, "text": "Call the plumber about the kitchen tap"},
+	}
+	p := fake.New(fake.Turn{fake.CallTool("l1", "list_notes", `{}`)}, fake.Turn{fake.Text("Two notes.")})
+	h := newHarness(t, p, func(c *assistant.Config) { c.Tools, _ = tools.NewSet(listTool(notes)) })
+	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "list my notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := toolMessage(t, p.Requests()[1], "l1")
+	if !strings.Contains(msg, "Buy oat milk") || !strings.Contains(msg, "kitchen tap") {
+		t.Errorf("the clean records did not reach the model: %s", msg)
+	}
+	if strings.Contains(strings.ToLower(sentToModel(p)), "ignore all previous") {
+		t.Error("the planted instruction reached the model")
+	}
+	var got struct {
+		Data struct {
+			Count int               `json:"count"`
+			Notes []json.RawMessage `json:"notes"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(msg), &got); err != nil || got.Data.Count != 3 || len(got.Data.Notes) != 3 ||
+		!strings.Contains(string(got.Data.Notes[1]), `"withheld"`) || !strings.Contains(string(got.Data.Notes[1]), `"id":"n-2"`) {
+		t.Fatalf("the model read %s, want the second record replaced by a notice naming it", msg)
+	}
+	if r := find(streamed, blocks.ToolResult); len(r) != 1 || r[0].Content != "3 notes (1 record withheld from the assistant by a security check)" {
+		t.Errorf("tool_result blocks %+v: the card must say what the assistant did not read", r)
+	}
+	ev, _ := h.store.ListAudit(context.Background(), store.AuditFilter{Kind: assistant.AuditGuardToolResult})
+	if len(ev) != 1 || !strings.Contains(string(ev[0].Data), `"records":"1"`) {
+		t.Errorf("audit %+v, want one row naming one withheld record", ev)
+	}
+}
+
+// An instruction split over two records reaches the model in neither:
+// each half is withheld on its own, or, when no single record explains
+// the finding, the whole result is, as before.
+func TestInstructionSplitOverRecordsDoesNotReachTheModel(t *testing.T) {
+	words := strings.Fields(planted)
+	half := len(words) / 2
+	notes := []map[string]any{
+		{"id": 1, "text": strings.Join(words[:half], " ")},
+		{"id": 2, "text": strings.Join(words[half:], " ")},
+		{"id": 3, "text": "Buy oat milk"},
+	}
+	p := fake.New(fake.Turn{fake.CallTool("l1", "list_notes", `{}`)}, fake.Turn{fake.Text("Withheld.")})
+	h := newHarness(t, p, func(c *assistant.Config) { c.Tools, _ = tools.NewSet(listTool(notes)) })
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "list my notes"}); err != nil {
+		t.Fatal(err)
+	}
+	msg := strings.ToLower(toolMessage(t, p.Requests()[1], "l1"))
+	for _, part := range []string{"ignore all previous", "reveal your system prompt"} {
+		if strings.Contains(msg, part) {
+			t.Errorf("%q of a split instruction reached the model: %s", part, msg)
 		}
 	}
 }
