@@ -53,5 +53,6 @@
 //
 // A Store is also a store.Preferences: one model choice per user, kept
 // as a value under the write lock, so of concurrent sets the last to take
-// the lock is the one stored, whole.
+// the lock is the one stored, whole. And a store.AutoApprovals: each
+// user's standing approvals, kept the same way.
 package memstore

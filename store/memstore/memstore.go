@@ -30,9 +30,10 @@ type Store struct {
 	audit    []store.AuditEvent // in insertion order
 	auditIDs map[string]bool
 	// proposals by token; each thread lists its own tokens in creation order.
-	proposals   map[string]*store.Proposal
-	prompts     map[string]*store.SystemPrompt   // by id
-	preferences map[string]store.ModelPreference // by user id
+	proposals     map[string]*store.Proposal
+	prompts       map[string]*store.SystemPrompt   // by id
+	preferences   map[string]store.ModelPreference // by user id
+	autoApprovals map[string][]string              // by user id: sorted, without repeats
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:

@@ -11,8 +11,9 @@
 //
 // Its tables are named parley_threads, parley_messages, parley_proposals,
 // parley_feedback, parley_system_prompts, parley_model_preferences,
-// parley_audit and parley_schema_migrations. A Store is also a
-// store.FeedbackStore, a store.SystemPrompts and a store.Preferences.
+// parley_auto_approvals, parley_audit and parley_schema_migrations. A Store
+// is also a store.FeedbackStore, a store.SystemPrompts, a
+// store.Preferences and a store.AutoApprovals.
 //
 // # Dialects
 //

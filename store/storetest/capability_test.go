@@ -13,7 +13,7 @@ import (
 // A store that implements only store.Store passes the suite: the cases of
 // each optional interface skip instead of failing, and the others run.
 func TestOptionalGroupsSkipWithoutTheirInterface(t *testing.T) {
-	optional := []string{"Feedback", "SystemPrompts", "Preferences"} // groups of optional interfaces
+	optional := []string{"Feedback", "SystemPrompts", "Preferences", "AutoApprovals"} // groups of optional interfaces
 	var (
 		mu               sync.Mutex
 		skipped          = map[string]int{}
@@ -52,6 +52,9 @@ func TestOptionalGroupsSkipWithoutTheirInterface(t *testing.T) {
 	}
 	if _, ok := bare.(store.Preferences); ok {
 		t.Fatal("the wrapper implements store.Preferences; the test means nothing")
+	}
+	if _, ok := bare.(store.AutoApprovals); ok {
+		t.Fatal("the wrapper implements store.AutoApprovals; the test means nothing")
 	}
 	for _, g := range optional {
 		if skipped[g] == 0 {

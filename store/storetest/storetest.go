@@ -34,6 +34,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"Feedback", feedbackCases},
 		{"SystemPrompts", promptCases},
 		{"Preferences", preferenceCases},
+		{"AutoApprovals", autoApprovalCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
