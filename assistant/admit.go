@@ -141,6 +141,9 @@ func (e *Engine) validateRequest(req *Request) error {
 	if req.Form != nil && req.Form.ID == "" {
 		return invalid("form answers need the form id")
 	}
+	if err := validGrants(req.AutoApprove); err != nil {
+		return invalid(err.Error())
+	}
 	// Oversized fields are cut or refused before anything scans them: the
 	// page context is cut here, once, so the guard never sees more.
 	req.PageContext = strings.ToValidUTF8(truncate(req.PageContext, e.cfg.MaxPageContextBytes), "\uFFFD")

@@ -30,6 +30,11 @@ const (
 	// ReadEntity: put a host object the user referred to into the prompt
 	// (Request.Entities, Config.Mentions); Action.Entity set.
 	ReadEntity ActionKind = "read_entity"
+	// AutoApproveTool: run a Mutate (or, with
+	// Config.AutoApproveDestructive, Destructive) tool without an approval
+	// card, by the user's standing approval or their request's
+	// (Engine.SetAutoApprovals, Request.AutoApprove); Action.Tool set.
+	AutoApproveTool ActionKind = "auto_approve_tool"
 )
 
 // Action is what the Authorizer decides on.
@@ -74,6 +79,8 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, u parley.User, a Action) 
 //   - WriteThread: the owner only.
 //   - ManageQuota, ManagePrompts: a user with a Staff role.
 //   - RunAutonomous: a user with one of the Autonomous roles.
+//   - AutoApproveTool: a tool the user may use (their own standing
+//     approval; the Engine adds the Destructive rule).
 //   - ReadEntity: what Entities says; nil denies every reference.
 type RoleAuthorizer struct {
 	Disabled   bool                // turn the assistant off for everyone
@@ -100,7 +107,7 @@ func (r RoleAuthorizer) Authorize(ctx context.Context, u parley.User, a Action) 
 	switch a.Kind {
 	case UseAssistant:
 		return nil
-	case UseTool:
+	case UseTool, AutoApproveTool:
 		if a.Tool != nil && r.grants(u, a.Tool) {
 			return nil
 		}

@@ -100,6 +100,11 @@ type Config struct {
 	// Use it for the tools a user has chosen to always allow. nil: every
 	// such call needs approval (or an autonomous turn, see RunAutonomous).
 	AutoApprove func(ctx context.Context, u parley.User, tool tools.Spec) bool
+	// AutoApproveDestructive lets a user's standing approval, or a
+	// request's (Engine.SetAutoApprovals, Request.AutoApprove), name a
+	// Destructive tool. By default only Mutate tools may run without a
+	// card that way.
+	AutoApproveDestructive bool
 	// KnowledgeMaxAge bounds how long the result of a Read tool call may
 	// answer an identical call later in the thread without running the
 	// tool again (default 5m; negative: never). Each tool declares its own

@@ -83,6 +83,12 @@ type Request struct {
 	// approval cards. The Authorizer must allow RunAutonomous, else the
 	// turn is refused with CodeForbidden.
 	Autonomous bool
+	// AutoApprove names, for this turn, tools (or "category:<name>") the
+	// user runs without an approval card, as a client that keeps the
+	// user's "always allow" choices sends them; at most MaxAutoApprovals.
+	// Each is honoured only as a stored one is (see
+	// Engine.SetAutoApprovals); the others are ignored.
+	AutoApprove []string
 
 	// Replaces edits the conversation: Message replaces the thread's user
 	// message with this id. That message and every later one are kept,

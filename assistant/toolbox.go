@@ -23,6 +23,7 @@ type toolbox struct {
 	loaded     map[string]bool // lazy turns: offered tools loaded so far
 	repeats    map[string]int  // tool calls by name and canonical arguments
 	autonomous bool            // Mutate and Destructive tools run without proposals
+	auto       map[string]bool // tools the user's standing approvals run without a card
 	made       int             // tool calls the model made this turn
 	wrote      bool            // a Mutate or Destructive call succeeded this turn
 }
@@ -63,13 +64,15 @@ var searchToolsTool = tools.Must(tools.New(tools.Spec{
 
 func isMetaTool(name string) bool { return name == SearchToolsName || name == AskUserName }
 
-// newToolbox decides what a turn of u on page offers: the host's tools the
-// Authorizer allows, lazily when there are more than LazyToolThreshold
-// (with the loaded set rebuilt from the replayed history past), and the
-// Engine's own tools. It consults the host's Registry and Authorizer, so
+// newToolbox decides what a turn of u asking req offers: the host's tools
+// the Authorizer allows on req's page, lazily when there are more than
+// LazyToolThreshold (with the loaded set rebuilt from the replayed history
+// past), and the Engine's own tools; and which of them run without a card
+// (req.Autonomous, the user's standing approvals). It consults the host's Registry and Authorizer, so
 // it runs before any write: a failure there leaves nothing behind.
-func (e *Engine) newToolbox(ctx context.Context, u parley.User, page string, autonomous bool, past []stretch) toolbox {
-	tb := toolbox{offered: e.offeredTools(ctx, u, page), autonomous: autonomous}
+func (e *Engine) newToolbox(ctx context.Context, u parley.User, req Request, past []stretch) toolbox {
+	tb := toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+	tb.auto = e.standingApprovals(ctx, u, tb.offered, req.AutoApprove)
 	tb.setup(e, past)
 	return tb
 }
@@ -274,7 +277,8 @@ func (tb *toolbox) loopCheck(c providers.ToolCall) *tools.Result {
 
 // approvalFor says how a call of spec by a is approved: "" for a tool that
 // changes nothing; approvalAutonomous or approvalAuto when it may run at
-// once (an autonomous turn, or the host's AutoApprove); approvalPending
+// once (an autonomous turn, the user's standing approval, or the host's
+// AutoApprove); approvalPending
 // when it needs a proposal and the user's decision.
 func (tb *toolbox) approvalFor(ctx context.Context, a *actor, spec tools.Spec) string {
 	switch {
@@ -282,6 +286,8 @@ func (tb *toolbox) approvalFor(ctx context.Context, a *actor, spec tools.Spec) s
 		return ""
 	case tb.autonomous:
 		return approvalAutonomous
+	case tb.auto[spec.Name]:
+		return approvalAuto
 	case a.e.cfg.AutoApprove != nil && a.e.cfg.AutoApprove(ctx, a.u, spec):
 		return approvalAuto
 	}

@@ -70,7 +70,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// write: they consult the host's Registry and Authorizer, and a
 	// failure there must leave nothing behind.
 	t.conn = e.connFor(ctx, u, adm.req)
-	t.tools = e.newToolbox(ctx, u, adm.req.Page, adm.req.Autonomous, adm.past)
+	t.tools = e.newToolbox(ctx, u, adm.req, adm.past)
 	t.know.start(adm.past, e.readOnly, adm.edit.changes)
 	t.out.init(t.conn.maxTurnTokens, t.conn.maxTurnBytes, adm.prior, adm.past)
 	deciding := ""

@@ -74,6 +74,13 @@
 //	                                may set there; "current" is what a request naming no model
 //	                                uses now; "preference" is the user's own stored choice, as
 //	                                stored (absent if none, or the Store keeps none)
+//	GET    /api/chat/auto-approve     -> {"grants": [...]}: the tools, and "category:<name>"s,
+//	                                the user runs without an approval card
+//	PUT    /api/chat/auto-approve     {"grants": [...]} -> the same; replaces the whole list ([]
+//	                                clears it). A grant that names no Mutate tool the user may
+//	                                use (a Destructive one only with
+//	                                assistant.Config.AutoApproveDestructive) is 400; 501
+//	                                unsupported when the Store keeps none
 //	PUT    /api/chat/models/preference {"connection", "model"} -> the list above; stores the
 //	                                user's choice for requests naming no model ("model" "": the
 //	                                connection's default; "connection" "": the default one;

@@ -121,6 +121,8 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		{"DELETE", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.deleteFeedback))},
 		{"GET", "/api/chat/models", h.authed(h.listModels)},
 		{"PUT", "/api/chat/models/preference", h.jsonBody(h.authed(h.setModelPreference))},
+		{"GET", "/api/chat/auto-approve", h.authed(h.getAutoApprovals)},
+		{"PUT", "/api/chat/auto-approve", h.jsonBody(h.authed(h.setAutoApprovals))},
 		{"GET", "/api/chat/tools", h.authed(h.listTools)},
 		{"POST", "/api/chat/tools/{name}/execute", h.jsonBody(h.authed(h.executeTool))},
 		{"GET", "/api/chat/quota", h.authed(h.getUsage)},
@@ -299,6 +301,10 @@ type StreamRequest struct {
 	ToolResults []ToolResultBody `json:"tool_results,omitempty"`
 	Form        *FormAnswerBody  `json:"form,omitempty"`
 	Autonomous  bool             `json:"autonomous,omitempty"`
+	// AutoApprove names tools, or "category:<name>", the user runs without
+	// an approval card this turn: the client's "always allow" choices (see
+	// assistant.Request.AutoApprove).
+	AutoApprove []string `json:"auto_approve,omitempty"`
 	// Replaces edits the conversation: message replaces the user message
 	// with this id (see assistant.Request.Replaces).
 	Replaces string `json:"replaces,omitempty"`
@@ -341,7 +347,7 @@ func (req *StreamRequest) request() (assistant.Request, error) {
 	out := assistant.Request{
 		ThreadID: req.ThreadID, Message: req.Message, Page: req.Page, PageContext: req.PageContext,
 		Autonomous: req.Autonomous, Replaces: req.Replaces, Regenerate: req.Regenerate, Entities: req.Entities,
-		Model: req.Model,
+		Model: req.Model, AutoApprove: req.AutoApprove,
 	}
 	if req.Settings != nil {
 		out.Settings = *req.Settings

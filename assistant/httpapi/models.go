@@ -84,3 +84,42 @@ func (h *Handler) setModelPreference(w http.ResponseWriter, r *http.Request, u p
 	}
 	h.listModels(w, r, u)
 }
+
+// getAutoApprovals answers {"grants": [...]}: the tools, and
+// "category:<name>"s, the user runs without an approval card.
+func (h *Handler) getAutoApprovals(w http.ResponseWriter, r *http.Request, u parley.User) {
+	gs, err := h.eng.AutoApprovals(r.Context(), u)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, map[string][]string{"grants": nonNil(gs)})
+}
+
+// setAutoApprovals takes {"grants": [...]}, the whole list ([] clears it),
+// and answers as GET does.
+func (h *Handler) setAutoApprovals(w http.ResponseWriter, r *http.Request, u parley.User) {
+	var body struct {
+		Grants *[]string `json:"grants"`
+	}
+	if !h.decode(w, r, &body) {
+		return
+	}
+	if body.Grants == nil {
+		h.invalid(w, r, `"grants" is required ([] clears them)`)
+		return
+	}
+	gs, err := h.eng.SetAutoApprovals(r.Context(), u, *body.Grants)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, map[string][]string{"grants": nonNil(gs)})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

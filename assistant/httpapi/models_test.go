@@ -188,3 +188,50 @@ func TestUIBodyModelReachesTheEngineAndTheMetadata(t *testing.T) {
 		t.Errorf("fast %d calls, smart %d", len(fast.Requests()), len(smart.Requests()))
 	}
 }
+
+// The standing approvals route reads and replaces the user's own list,
+// and the stream's auto_approve field runs a Mutate tool without a card.
+func TestAutoApproveRouteAndField(t *testing.T) {
+	p := fake.New()
+	p.SetDefault(fake.Turn{fake.Text("Done.")})
+	h := newHarness(t, p)
+	get := func(user string) (int, string) {
+		resp := h.do("GET", "/api/chat/auto-approve", user, "")
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(raw))
+	}
+	if status, body := get("alice"); status != 200 || body != `{"grants":[]}` {
+		t.Fatalf("GET: %d %s", status, body)
+	}
+	resp := h.do("PUT", "/api/chat/auto-approve", "alice", `{"grants": ["add_item"]}`)
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.TrimSpace(string(raw)) != `{"grants":["add_item"]}` {
+		t.Fatalf("PUT: %d %s", resp.StatusCode, raw)
+	}
+	if status, body := get("bob"); status != 200 || body != `{"grants":[]}` {
+		t.Errorf("bob sees alice's approvals: %d %s", status, body)
+	}
+	for _, body := range []string{`{}`, `{"grants": ["staff_report"]}`, `{"grants": ["weather"]}`, `{"grants": ["a\u0000b"]}`} {
+		resp := h.do("PUT", "/api/chat/auto-approve", "alice", body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 {
+			t.Errorf("PUT %s: %d, want 400", body, resp.StatusCode)
+		}
+	}
+	if status, body := get("alice"); body != `{"grants":["add_item"]}` {
+		t.Errorf("a refused PUT changed the list: %d %s", status, body)
+	}
+	// bob has none stored; the field grants it for his turn.
+	p.Append(fake.Turn{fake.CallTool("c1", "add_item", `{}`)})
+	bs, _ := h.stream("bob", httpapi.StreamRequest{Message: "add it", AutoApprove: []string{"add_item"}})
+	for _, b := range bs {
+		if b.Kind == blocks.Confirm {
+			t.Fatalf("auto_approve did not spare the card: %+v", bs)
+		}
+	}
+	if len(bs) < 3 || bs[len(bs)-1].Meta == nil || bs[len(bs)-1].Meta.Finish != "stop" {
+		t.Errorf("blocks %+v", bs)
+	}
+}

@@ -58,6 +58,7 @@ type uiRequest struct {
 	Entities    []assistant.EntityRef
 	Model       string             // as in StreamRequest
 	Settings    assistant.Settings // as in StreamRequest
+	AutoApprove []string           // as in StreamRequest
 }
 
 type uiMessage struct {
@@ -169,6 +170,8 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 			dst = &req.Model
 		case "settings":
 			dst = &req.Settings
+		case "auto_approve", "autoApprove":
+			dst = &req.AutoApprove
 		case "messages":
 			if err := decodeMessages(dec, req); err != nil {
 				return err
@@ -259,7 +262,7 @@ type uiPlanned struct {
 func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlanned, error) {
 	ctx := r.Context()
 	base := assistant.Request{ThreadID: body.ID, Page: body.Page, PageContext: body.PageContext, Entities: body.Entities,
-		Model: body.Model, Settings: body.Settings}
+		Model: body.Model, Settings: body.Settings, AutoApprove: body.AutoApprove}
 	last := body.Last
 	var plan uiPlanned
 	one := func(req assistant.Request) (uiPlanned, error) {
