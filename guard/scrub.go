@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -20,12 +21,16 @@ import (
 // text that holds it changes nothing.
 const ScrubbedCredential = "[CREDENTIAL_REDACTED]"
 
+// bearerToken is an opaque token after "Bearer", as an Authorization
+// header carries it.
+var bearerToken = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{16,}=*)`)
+
 // Scrub returns s with every credential the guard's detectors find
 // replaced by ScrubbedCredential, and how many it replaced: API keys and
 // tokens of the known formats (AWS, GitHub, Slack, Stripe, OpenAI,
-// Anthropic, Google), PEM private keys, JWTs, and password or secret
-// assignments ("password: …", "apiKey=…") whose value looks like a real
-// secret. Prose that only mentions a password or a token is kept. It is
+// Anthropic, Google), PEM private keys, JWTs, bearer tokens, and password
+// or secret assignments ("password: …", "apiKey=…", "token: …") whose
+// value looks like a real secret. Prose that only mentions a password or a token is kept. It is
 // safe for concurrent use.
 func Scrub(s string) (string, int) {
 	if len(s) < 8 {
@@ -33,7 +38,10 @@ func Scrub(s string) (string, int) {
 	}
 	var buf [8]rawFinding
 	found := builtinPII().scan(s, buf[:0])
-	found = slices.DeleteFunc(found, func(f rawFinding) bool { return f.cat != Credential })
+	found = slices.DeleteFunc(found, func(f rawFinding) bool { return f.cat != Credential && f.cat != JWT })
+	for _, m := range bearerToken.FindAllStringSubmatchIndex(s, -1) {
+		found = append(found, rawFinding{cat: Credential, start: m[2], end: m[3]})
+	}
 	if len(found) == 0 {
 		return s, 0
 	}
@@ -76,7 +84,7 @@ func ScrubJSON(raw []byte) ([]byte, int) {
 	var out bytes.Buffer
 	out.Grow(len(raw))
 	n := 0
-	err := scrubValue(dec, &out, false, 0, &n)
+	err := scrubValue(dec, &out, "", false, 0, &n)
 	if err == nil {
 		if _, terr := dec.Token(); terr == nil {
 			err = errTrailing // a second value: not one JSON value
@@ -88,6 +96,14 @@ func ScrubJSON(raw []byte) ([]byte, int) {
 			return raw, 0
 		}
 		return []byte(s), k
+	}
+	// A second pass reads the walk's output as text: a credential the
+	// walk could not see (an escape, a shape of its own) is caught there,
+	// now that the strings are decoded.
+	if again, k := Scrub(out.String()); k > 0 && json.Valid([]byte(again)) {
+		out.Reset()
+		out.WriteString(again)
+		n += k
 	}
 	if n == 0 {
 		return raw, 0
@@ -101,9 +117,11 @@ type jsonError string
 
 func (e jsonError) Error() string { return string(e) }
 
-// scrubValue copies the next JSON value of dec to out, scrubbed. redact:
-// the value belongs to a credential-named key, and each scalar in it goes.
-func scrubValue(dec *json.Decoder, out *bytes.Buffer, redact bool, depth int, n *int) error {
+// scrubValue copies the next JSON value of dec to out, scrubbed. key is
+// the member name it is the value of ("" in an array or at the top), read
+// with it as "key=value" would be; redact: the value belongs to a
+// credential-named key, and each scalar in it goes.
+func scrubValue(dec *json.Decoder, out *bytes.Buffer, key string, redact bool, depth int, n *int) error {
 	if depth > maxScrubDepth {
 		return jsonError("too deep")
 	}
@@ -120,7 +138,7 @@ func scrubValue(dec *json.Decoder, out *bytes.Buffer, redact bool, depth int, n 
 			*n++
 			return nil
 		}
-		s, k := Scrub(t)
+		s, k := scrubUnder(key, t)
 		*n += k
 		writeJSONString(out, s)
 	case json.Number:
@@ -138,35 +156,82 @@ func scrubValue(dec *json.Decoder, out *bytes.Buffer, redact bool, depth int, n 
 	return nil
 }
 
-// scrubComposite copies the object or array that open starts.
+// scrubComposite copies the object or array that open starts. In an
+// object, a name/value pair ({"name": "DB_PASSWORD", "value": "…"}, as
+// environment variables and settings lists are written) has its value
+// redacted whatever the order of the two members.
 func scrubComposite(dec *json.Decoder, out *bytes.Buffer, open json.Delim, redact bool, depth int, n *int) error {
 	object := open == '{'
 	out.WriteByte(byte(open))
+	var pairSecret bool   // a sibling "name" or "key" names a credential
+	valueAt := [2]int{-1} // where a string "value" member's value was written
 	for i := 0; dec.More(); i++ {
 		if i > 0 {
 			out.WriteByte(',')
 		}
-		secret := redact
+		secret, key := redact, ""
 		if object {
 			tok, err := dec.Token()
 			if err != nil {
 				return err
 			}
-			key, _ := tok.(string)
-			writeJSONString(out, key)
+			key, _ = tok.(string)
+			scrubbed, k := Scrub(key) // a credential may be a key
+			*n += k
+			writeJSONString(out, scrubbed)
 			out.WriteByte(':')
 			secret = redact || credentialKey(key)
 		}
-		if err := scrubValue(dec, out, secret, depth+1, n); err != nil {
+		start := out.Len()
+		if err := scrubValue(dec, out, key, secret, depth+1, n); err != nil {
 			return err
+		}
+		switch lk := strings.ToLower(key); {
+		case !object:
+		case (lk == "name" || lk == "key") && out.Len() > start && out.Bytes()[start] == '"':
+			var name string
+			if json.Unmarshal(out.Bytes()[start:], &name) == nil && credentialKey(name) {
+				pairSecret = true
+			}
+		case lk == "value" && out.Len() > start && out.Bytes()[start] == '"':
+			valueAt = [2]int{start, out.Len()}
 		}
 	}
 	tok, err := dec.Token() // the closing delimiter
 	if err != nil {
 		return err
 	}
+	if pairSecret && valueAt[0] >= 0 {
+		var v string
+		if json.Unmarshal(out.Bytes()[valueAt[0]:valueAt[1]], &v) == nil && !placeholderValue(v) {
+			tail := slices.Clone(out.Bytes()[valueAt[1]:])
+			out.Truncate(valueAt[0])
+			writeJSONString(out, ScrubbedCredential)
+			out.Write(tail)
+			*n++
+		}
+	}
 	out.WriteByte(byte(tok.(json.Delim)))
 	return nil
+}
+
+// scrubUnder scrubs s, the value of the member key, as the text scrub
+// would read "key=s": a value the key makes a secret ("token", "pwd") is
+// caught although it would pass alone.
+func scrubUnder(key, s string) (string, int) {
+	if key == "" || len(key) > 64 {
+		return Scrub(s)
+	}
+	prefix := key + "="
+	both, n := Scrub(prefix + s)
+	switch {
+	case n == 0:
+		return s, 0
+	case strings.HasPrefix(both, prefix):
+		return both[len(prefix):], n
+	}
+	// The key was part of what was found: the value goes whole.
+	return ScrubbedCredential, n
 }
 
 func writeJSONString(out *bytes.Buffer, s string) {
@@ -186,7 +251,7 @@ var (
 		"accesstoken", "refreshtoken", "idtoken", "authtoken", "apitoken", "sessiontoken", "bearertoken",
 	}
 	credentialSuffixes = []string{"apikey", "password", "passwd", "secret", "secretkey", "privatekey", "accesstoken",
-		"refreshtoken", "authtoken", "apitoken", "sessiontoken", "credentials"}
+		"refreshtoken", "authtoken", "apitoken", "sessiontoken", "privatetoken", "credential", "credentials"}
 )
 
 // credentialKey reports whether a JSON key names a credential.
@@ -229,11 +294,14 @@ func mayHoldCredential(raw []byte) bool {
 	if len(raw) < 8 {
 		return false
 	}
+	if bytes.Contains(raw, []byte(`\u`)) {
+		return true // an escape may hide a key or a keyword: decode and see
+	}
 	if _, n := Scrub(string(raw)); n > 0 {
 		return true
 	}
 	l := bytes.ToLower(raw)
-	for _, w := range []string{"auth", "pass", "pwd", "secret", "token", "key", "cookie", "bearer", "credential"} {
+	for _, w := range []string{"auth", "pass", "pwd", "secret", "token", "key", "cookie", "bearer", "credential", "eyj"} {
 		if bytes.Contains(l, []byte(w)) {
 			return true
 		}

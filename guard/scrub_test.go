@@ -99,3 +99,36 @@ func FuzzScrub(f *testing.F) {
 		}
 	})
 }
+
+// The shapes an outside review found the scrub missing: a secret under a
+// key only the key makes one, a name/value pair, a JWT, a bearer token, a
+// credential used as a key, and one hidden by an escape.
+func TestScrubJSONCatchesSecretsByTheirShape(t *testing.T) {
+	jwt := "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJib2IifQ" + ".c2lnbmF0dXJlLXNpZ25hdHVyZQ"
+	opaque := "Xk9vQ2mLp7RzWq4T" + "Hd8s"
+	escaped := `\u0073k-proj-` + strings.Repeat("Ab3dE5gH7jK9", 4)
+	for _, in := range []string{
+		`{"token":"` + opaque + `"}`,
+		`{"private_token":"` + opaque + `"}`,
+		`{"env":[{"name":"STRIPE_API_KEY","value":"` + opaque + `"}]}`,
+		`{"env":[{"value":"` + opaque + `","name":"DB_PASSWORD"}]}`,
+		`{"session":"` + jwt + `"}`,
+		`{"headers":"Authorization: Bearer ` + opaque + `"}`,
+		`{"keys":{"` + openAIKey + `":{"owner":"bob"}}}`,
+		`{"note":"` + escaped + `"}`,
+	} {
+		out, n := guard.ScrubJSON([]byte(in))
+		if n == 0 || !json.Valid(out) || strings.Contains(string(out), opaque) || strings.Contains(string(out), jwt) ||
+			strings.Contains(string(out), openAIKey) || strings.Contains(string(out), "Ab3dE5gH7jK9Ab3dE5gH7jK9") {
+			t.Errorf("ScrubJSON(%s) = %s (%d)", in, out, n)
+		}
+	}
+	for _, in := range []string{
+		`{"env":[{"name":"LOG_LEVEL","value":"debug-verbose-mode"}]}`,
+		`{"pwd":"/home/bob","next_page_token":"CAEQAA","auth":"basic"}`,
+	} {
+		if out, n := guard.ScrubJSON([]byte(in)); n != 0 || string(out) != in {
+			t.Errorf("ScrubJSON(%s) = %s (%d): nothing there is a credential", in, out, n)
+		}
+	}
+}
