@@ -218,7 +218,8 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 	args := compactJSON(c.Args)
 	// The card, and the proposal stored with it, show no credential the
 	// dry run read (C9); the arguments themselves passed the guard.
-	summary, _ := guard.Scrub(plainLine(r.Summary, maxSummaryBytes))
+	scrubbed, _ := guard.Scrub(r.Summary) // before the cut, which could leave half a key
+	summary := plainLine(scrubbed, maxSummaryBytes)
 	if summary == "" {
 		summary = defaultSummary(o.spec, args)
 	}

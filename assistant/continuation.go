@@ -27,6 +27,7 @@ type continuation struct {
 	applied     bool                 // the applied tool succeeded
 	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
 	results     []ToolResult         // and what the client posted for them
+	changed     bool                 // the turn that left them made a change: the model reports it first
 	quiet       error                // a decision out of budget: no model call, this says why
 }
 
@@ -45,6 +46,9 @@ func (e *Engine) continuationOf(ctx context.Context, u parley.User, th store.Thr
 	case len(req.ToolResults) > 0:
 		calls, err := pendingResults(prior, req.ToolResults)
 		c.clientCalls, c.results = calls, req.ToolResults
+		if last, ok := lastTurn(prior); ok && err == nil {
+			c.changed = madeChange(last, e.readOnly)
+		}
 		return c, "", err
 	case req.Form != nil:
 		text, err := formAnswers(prior, req, e.cfg.MaxMessageBytes)
@@ -347,4 +351,24 @@ func (c *continuation) report() (warning, text string) {
 		text = "This did not work: " + c.decision.Summary + "."
 	}
 	return userMessage(c.quiet), text
+}
+
+// madeChange reports whether reply m ran a Mutate or Destructive call that
+// succeeded (readOnly tells Read tools): the turn it ended paused in the
+// middle of its pace (see pace), which the next turn takes up.
+func madeChange(m store.Message, readOnly func(name string) bool) bool {
+	var msgs []providers.Message
+	if len(m.ModelMessages) == 0 || json.Unmarshal(m.ModelMessages, &msgs) != nil {
+		return false
+	}
+	names := map[string]string{}
+	for _, pm := range msgs {
+		for _, c := range pm.ToolCalls {
+			names[c.ID] = c.Name
+		}
+		if name, ok := names[pm.ToolCallID]; ok && pm.Role == providers.Tool && !isMetaTool(name) && !readOnly(name) && resultOK(pm.Content) {
+			return true
+		}
+	}
+	return false
 }

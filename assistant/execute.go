@@ -90,6 +90,7 @@ func scrubResult(r tools.Result) tools.Result {
 	if r.Error != nil {
 		e := *r.Error
 		e.Message, _ = guard.Scrub(e.Message)
+		e.Hint, _ = guard.Scrub(e.Hint)
 		r.Error = &e
 	}
 	if r.UI != nil {

@@ -52,9 +52,7 @@ type knowledge struct {
 	facts []*fact // least recently used first
 	bytes int
 
-	change     time.Time // the user's last change, from the audit (lastChange)
-	changeRead bool
-	served     map[string]bool // calls the gate answered this turn; asked again, they run
+	served map[string]bool // calls the gate answered this turn; asked again, they run
 }
 
 // callKey identifies a tool call for the gate and the loop check.
@@ -186,7 +184,7 @@ func (k *knowledge) known(ctx context.Context, e *Engine, u parley.User, o offer
 		// Within one turn a repeat is the loop detector's business.
 		return tools.Result{}, false
 	}
-	if changed := k.lastChange(ctx, e, u.ID); !f.at.After(changed) {
+	if changed := lastChange(ctx, e, u.ID); !f.at.After(changed) {
 		return tools.Result{}, false
 	}
 	var r struct {
@@ -219,22 +217,17 @@ func age(d time.Duration) string {
 // changeScan bounds the audit rows lastChange reads.
 const changeScan = 200
 
-// lastChange is when the user userID last changed anything, through any thread or
-// the host's own buttons: the newest audited call of a Mutate or
-// Destructive tool that did not fail before running. It is read once per
-// turn, at the gate's first hit. If the rows read hold no change, the
-// oldest of them bounds it (a change may be older); if the audit cannot be
-// read, now does: nothing is reused.
-func (k *knowledge) lastChange(ctx context.Context, e *Engine, userID string) time.Time {
-	if k.changeRead {
-		return k.change
-	}
-	k.changeRead = true
-	k.change = e.cfg.Now()
+// lastChange is when the user userID last changed anything, through any
+// thread or the host's own buttons: the newest audited call of a Mutate or
+// Destructive tool that did not fail before running. It is read at each
+// hit of the gate, so a change made while a turn runs counts from then.
+// If the rows read hold no change, the oldest of them bounds it (a change
+// may be older); if the audit cannot be read, now does: nothing is reused.
+func lastChange(ctx context.Context, e *Engine, userID string) time.Time {
 	rows, err := e.cfg.Store.ListAudit(ctx, store.AuditFilter{Kind: AuditToolCall, ActorID: userID, Limit: changeScan})
 	if err != nil {
 		e.cfg.Logger.Warn("assistant: read the audit for the knowledge gate", "err", err)
-		return k.change
+		return e.cfg.Now()
 	}
 	for _, r := range rows {
 		var d struct {
@@ -243,17 +236,13 @@ func (k *knowledge) lastChange(ctx context.Context, e *Engine, userID string) ti
 		}
 		if json.Unmarshal(r.Data, &d) == nil && (d.Effect == tools.Mutate || d.Effect == tools.Destructive) &&
 			d.Approval != approvalPending && d.Approval != approvalDeclined {
-			k.change = r.CreatedAt
-			return k.change
+			return r.CreatedAt
 		}
 	}
-	switch {
-	case len(rows) == changeScan:
-		k.change = rows[len(rows)-1].CreatedAt
-	default:
-		k.change = time.Time{}
+	if len(rows) == changeScan {
+		return rows[len(rows)-1].CreatedAt
 	}
-	return k.change
+	return time.Time{}
 }
 
 // resultOK reports whether a tool message says the call succeeded; for a

@@ -194,3 +194,37 @@ func TestReuseMustSuitTheTool(t *testing.T) {
 		}
 	}
 }
+
+// A change the user makes while a turn runs (another tab, the host's own
+// button) makes what was known stale from then on, within the same turn.
+func TestAChangeDuringATurnStopsReuseInIt(t *testing.T) {
+	p := fake.New()
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true }
+	})
+	var th string
+	for _, city := range []string{"Paris", "Oslo"} {
+		p.Append(callsOnce("c-"+city, "get_weather", `{"city":"`+city+`"}`)...)
+		r, _, err := h.collect(t, alice, assistant.Request{ThreadID: th, Message: city})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th = r.ThreadID
+	}
+	// One turn: Paris (reused), then, while the model works on the next
+	// step, a change elsewhere, then Oslo.
+	p.Append(fake.Turn{fake.CallTool("p2", "get_weather", `{"city":"Paris"}`)},
+		fake.Turn{fake.Func(func(ctx context.Context, _ *providers.Request) fake.Turn {
+			if _, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "add_note"}); err != nil {
+				t.Error(err)
+			}
+			return fake.Turn{fake.CallTool("o2", "get_weather", `{"city":"Oslo"}`)}
+		})},
+		fake.Turn{fake.Text("done")})
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: th, Message: "both again"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.runs["get_weather"].Load(); n != 3 {
+		t.Errorf("get_weather ran %d times, want 3: Paris reused, Oslo run again after the change", n)
+	}
+}

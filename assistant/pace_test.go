@@ -2,6 +2,7 @@ package assistant_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync/atomic"
@@ -153,4 +154,38 @@ func TestAfterAChangeTheModelReportsItWithNoTools(t *testing.T) {
 			t.Error("a declined card, which changed nothing, took the model's tools away")
 		}
 	})
+}
+
+// A change made in the round that left client calls waiting is reported
+// when their results come back: that turn's first call has no tools.
+func TestChangeBeforeAClientCallIsReportedWhenItsResultsComeBack(t *testing.T) {
+	p := fake.New(fake.Turn{fake.CallTool("a1", "add_note", `{}`), fake.CallTool("loc1", "get_location", `{"precise": true}`)})
+	h, _ := clientHarness(t, p, func(c *assistant.Config) {
+		c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true }
+		set, err := tools.NewSet(append(c.Tools.All(), h0AddNote(t))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Tools = set
+	})
+	reply, _, err := h.collect(t, alice, assistant.Request{Message: "add a note and find me"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Append(fake.Turn{fake.Text("Added, and you are in Oslo.")})
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID,
+		ToolResults: []assistant.ToolResult{{ID: "loc1", Output: json.RawMessage(`{"city":"Oslo"}`)}}}); err != nil {
+		t.Fatal(err)
+	}
+	last := p.Requests()[1]
+	if len(last.Tools) != 0 || !strings.Contains(last.System, changedSays) {
+		t.Errorf("after the client's results, %d tools were offered: the earlier change was not reported first", len(last.Tools))
+	}
+}
+
+// h0AddNote is a Mutate tool for harnesses whose registry has none.
+func h0AddNote(t *testing.T) tools.BaseTool {
+	t.Helper()
+	return tools.Must(tools.New(tools.Spec{Name: "add_note", Description: "Adds a note.", Category: "weather", Effect: tools.Mutate},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.OK("added", nil), nil }))
 }

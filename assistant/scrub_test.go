@@ -148,3 +148,37 @@ func TestTitlesFeedbackAndDirectCallsAreScrubbed(t *testing.T) {
 	}
 	checkNoSecret(t, "a direct call's result", r)
 }
+
+// A dry run's long summary is scrubbed before it is cut to the card's
+// length, which could leave half a key nothing recognizes; and a direct
+// call's error hint is scrubbed like its message.
+func TestLongCardSummariesAndHintsAreScrubbed(t *testing.T) {
+	long := strings.Repeat("padding ", 35) + leakedKey // the cut at 300 bytes leaves 20 of the key
+	prop := tools.Must(tools.WithPropose(tools.Must(tools.New(tools.Spec{Name: "rotate", Description: "Rotates a key.",
+		Category: "weather", Effect: tools.Mutate},
+		func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+			r := tools.Fail(tools.CodeConflict, "rotation refused")
+			r.Error.Hint = "retry with apiKey=" + leakedKey
+			return r, nil
+		})), func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+		return tools.OK(long, nil), nil
+	}))
+	p := fake.New(fake.Turn{fake.CallTool("r1", "rotate", `{}`)})
+	h := newHarness(t, p, func(c *assistant.Config) { c.Tools, _ = tools.NewSet(prop) })
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "rotate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := h.store.ListProposals(context.Background(), reply.ThreadID)
+	head := leakedKey[:16]
+	for _, s := range []string{fmt.Sprint(find(streamed, blocks.Confirm)), fmt.Sprint(ps)} {
+		if strings.Contains(s, head) {
+			t.Errorf("the start of a key reached the card or the proposal: %s", s)
+		}
+	}
+	r, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "rotate"})
+	if err != nil || r.Error == nil {
+		t.Fatalf("ExecuteTool: %+v, %v", r, err)
+	}
+	checkNoSecret(t, "a direct call's hint", r.Error.Hint)
+}

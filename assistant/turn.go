@@ -71,6 +71,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// failure there must leave nothing behind.
 	t.conn = e.connFor(ctx, u, adm.req)
 	t.tools = e.newToolbox(ctx, u, adm.req, adm.past)
+	if t.cont.changed {
+		t.tools.changed()
+	}
 	t.know.start(adm.past, e.readOnly, adm.edit.changes)
 	t.out.init(t.conn.maxTurnTokens, t.conn.maxTurnBytes, adm.prior, adm.past)
 	deciding := ""

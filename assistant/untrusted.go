@@ -246,7 +246,7 @@ func (e *Engine) screenRecords(ctx context.Context, content string) (out string,
 			r, s := e.scanDocument(ctx, documentText(string(rec)))
 			switch s {
 			case screenWithhold:
-				kept[i] = withheldRecord(i, rec, r)
+				kept[i] = withheldRecord(i, e.recordID(ctx, rec), r)
 				if n == 0 || r.Severity > worst.Severity {
 					worst = r
 				}
@@ -264,7 +264,39 @@ func (e *Engine) screenRecords(ctx context.Context, content string) (out string,
 	}
 	env = slices.Clone(env)
 	env[di].val = data
-	return string(encodeFields(env)), fence, worst, n, true
+	out = string(encodeFields(env))
+	// What is left is read again as one: records that pass alone may
+	// still carry an instruction split between them.
+	switch _, s := e.scanDocument(ctx, documentText(out)); s {
+	case screenWithhold:
+		return "", false, guard.Result{}, 0, false
+	case screenFence:
+		fence = true
+	}
+	return out, fence, worst, n, true
+}
+
+// recordID is the id a withheld record's notice may show: its "id" when
+// that is a number, or a short plain token that passes the document scan
+// alone (an id can carry planted text too); nil otherwise.
+func (e *Engine) recordID(ctx context.Context, rec json.RawMessage) any {
+	var id struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(rec, &id) != nil || len(id.ID) == 0 {
+		return nil
+	}
+	var num json.Number
+	var str string
+	switch {
+	case json.Unmarshal(id.ID, &num) == nil:
+		return num
+	case json.Unmarshal(id.ID, &str) == nil && safeID.MatchString(str):
+		if _, s := e.scanDocument(ctx, str); s == screenPass {
+			return str
+		}
+	}
+	return nil
 }
 
 // field is one member of a JSON object, in order.
@@ -382,9 +414,9 @@ var safeID = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,40}$`)
 //
 //	{"withheld":"...","record":3,"id":"n-7","categories":["instruction override"]}
 //
-// with the record's own "id" only when it is a number or a short plain
-// token: nothing else of the record reaches the model.
-func withheldRecord(i int, rec json.RawMessage, r guard.Result) json.RawMessage {
+// with the record's id only when recordID let one through: nothing else of
+// the record reaches the model.
+func withheldRecord(i int, id any, r guard.Result) json.RawMessage {
 	why := "A security check withheld this record: it contains text that reads like instructions aimed at the assistant."
 	if scanFailed(r) {
 		why = "A security check could not scan this record, so it was withheld."
@@ -394,20 +426,7 @@ func withheldRecord(i int, rec json.RawMessage, r guard.Result) json.RawMessage 
 		Record     int      `json:"record"`
 		ID         any      `json:"id,omitempty"`
 		Categories []string `json:"categories,omitempty"`
-	}{Withheld: why, Record: i, Categories: humanCategories(r)}
-	var id struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(rec, &id) == nil && len(id.ID) > 0 {
-		var num json.Number
-		var str string
-		switch {
-		case json.Unmarshal(id.ID, &num) == nil:
-			notice.ID = num
-		case json.Unmarshal(id.ID, &str) == nil && safeID.MatchString(str):
-			notice.ID = str
-		}
-	}
+	}{Withheld: why, Record: i, ID: id, Categories: humanCategories(r)}
 	b, _ := json.Marshal(notice)
 	return b
 }

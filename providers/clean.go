@@ -48,7 +48,7 @@ var spans = []span{
 
 // strays are markers dropped wherever they stand.
 var strays = []string{
-	"</think>", "</thinking>", "</reasoning>",
+	"</think>", "</thinking>", "</reasoning>", "</tool_call>", "</function_call>", "<|/tool_call|>",
 	"<|end▁of▁thinking|>", "<｜end▁of▁thinking｜>", "<|end▁of▁sentence|>", "<｜end▁of▁sentence｜>",
 	"<|tool▁calls▁end|>", "<｜tool▁calls▁end｜>",
 }
@@ -123,19 +123,30 @@ func (c *Cleaner) run(s string, final bool) (string, string) {
 		if i := strings.Index(s, toolCallsMarker); i >= 0 && (at < 0 || i < at) {
 			at, n, next, stray, tools = i, len(toolCallsMarker), nil, false, true
 		}
-		if i, m := earliest(s, tagPrefixes); i >= 0 && (at < 0 || i < at) {
+		// A tag prefix not closed within maxTagBytes is text: the next one
+		// after it is looked at, as it would be once the text is released.
+		for from := 0; ; {
+			i, m := earliest(s[from:], tagPrefixes)
+			if i < 0 || at >= 0 && from+i >= at {
+				break
+			}
+			i += from
 			end := strings.IndexByte(s[i+m:min(len(s), i+maxTagBytes)], '>')
 			switch {
 			case end >= 0: // the whole tag goes
 				at, n, next, stray, tools = i, m+end+1, nil, true, false
-			case !final && len(s)-i < maxTagBytes: // its end may come with the next delta
+			case len(s)-i >= maxTagBytes: // not a tag
+				from = i + 1
+				continue
+			case !final: // its end may come with the next delta
 				text.WriteString(s[:i])
 				c.pending = s[i:]
 				return text.String(), reasoning.String()
-			case final && len(s)-i < maxTagBytes: // cut off: dropped like an unclosed span
+			default: // cut off: dropped like an unclosed span
 				text.WriteString(s[:i])
 				return text.String(), reasoning.String()
 			}
+			break
 		}
 		if at < 0 {
 			keep := 0

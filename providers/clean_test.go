@@ -51,6 +51,9 @@ func TestCleanerSeparatesReasoningAndDropsToolMarkup(t *testing.T) {
 		{[]string{"<|tool▁calls▁begin|>{}<|tool▁calls▁end|>ok"}, "ok", ""},
 		{[]string{"cut <|DSML|invoke name=\"a"}, "cut ", ""},
 		{[]string{"not a tag <|DSML|" + strings.Repeat("x", 300) + " end"}, "not a tag <|DSML|" + strings.Repeat("x", 300) + " end", ""},
+		{[]string{"<|DSML|" + strings.Repeat("z", 300) + "</|DSML|function_calls>ok"}, "<|DSML|" + strings.Repeat("z", 300) + "ok", ""},
+		{[]string{"<|DSML|" + strings.Repeat("z", 100), strings.Repeat("z", 200) + "</|DSML|function_", "calls>ok"}, "<|DSML|" + strings.Repeat("z", 300) + "ok", ""},
+		{[]string{"a stray</tool_call> closer"}, "a stray closer", ""},
 	} {
 		text, reasoning := clean(tc.in...)
 		if text != tc.text || reasoning != tc.reasoning {
@@ -67,6 +70,7 @@ func FuzzCleaner(f *testing.F) {
 	f.Add("<thinking>é<thi</thinking>ü", uint8(2))
 	f.Add("a<｜DSML｜function_calls><｜DSML｜invoke name=\"x\"></｜DSML｜invoke></｜DSML｜function_calls>b<|end▁of▁thinking|>c", uint8(4))
 	f.Add("<｜tool▁calls▁begin｜>x<｜tool▁calls▁end｜>y<|DSML|z", uint8(5))
+	f.Add("<|DSML|"+strings.Repeat("z", 300)+"</|DSML|function_calls>ok", uint8(6))
 	f.Fuzz(func(t *testing.T, s string, step uint8) {
 		whole, wholeR := clean(s)
 		n := int(step%7) + 1
