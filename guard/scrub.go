@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 	"strings"
@@ -97,25 +98,16 @@ func ScrubJSON(raw []byte) ([]byte, int) {
 		}
 		return []byte(s), k
 	}
-	// A second pass reads the walk's output as text: a credential the
-	// walk could not see (an escape, a shape of its own) is caught there,
-	// now that the strings are decoded.
-	if again, k := Scrub(out.String()); k > 0 && json.Valid([]byte(again)) {
-		out.Reset()
-		out.WriteString(again)
-		n += k
-	}
 	if n == 0 {
 		return raw, 0
 	}
 	return out.Bytes(), n
 }
 
-var errTrailing = jsonError("trailing data")
-
-type jsonError string
-
-func (e jsonError) Error() string { return string(e) }
+var (
+	errTrailing = errors.New("trailing data")
+	errTooDeep  = errors.New("too deep")
+)
 
 // scrubValue copies the next JSON value of dec to out, scrubbed. key is
 // the member name it is the value of ("" in an array or at the top), read
@@ -123,7 +115,7 @@ func (e jsonError) Error() string { return string(e) }
 // credential-named key, and each scalar in it goes.
 func scrubValue(dec *json.Decoder, out *bytes.Buffer, key string, redact bool, depth int, n *int) error {
 	if depth > maxScrubDepth {
-		return jsonError("too deep")
+		return errTooDeep
 	}
 	tok, err := dec.Token()
 	if err != nil {
