@@ -415,3 +415,28 @@ func TestWaitingStatusStreamsAsNDJSON(t *testing.T) {
 		t.Errorf("no waiting status on the wire:\n%s", raw)
 	}
 }
+
+// The AI SDK route takes the same auto_approve field as the NDJSON one:
+// with it, a Mutate tool runs without an approval request; without it,
+// the card is asked for.
+func TestUIAutoApproveRunsTheToolWithoutARequest(t *testing.T) {
+	model := fake.New()
+	model.SetDefault(fake.Turn{fake.Text("Added.")})
+	h := newHarness(t, model)
+	for _, grant := range []bool{false, true} {
+		model.Append(fake.Turn{fake.CallTool("call-1", "add_item", `{}`)})
+		var b map[string]any
+		if err := json.Unmarshal([]byte(uiBody(t, fmt.Sprint("chat-", grant), "submit-message", "", userMsg("u1", "add an item"))), &b); err != nil {
+			t.Fatal(err)
+		}
+		if grant {
+			b["auto_approve"] = []string{"add_item"}
+		}
+		raw, _ := json.Marshal(b)
+		cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", string(raw)))
+		asked, ran := len(ofType(cs, "tool-approval-request")) > 0, len(ofType(cs, "tool-output-available")) > 0
+		if asked == grant || ran != grant {
+			t.Errorf("auto_approve %v: approval asked %v, tool ran %v", grant, asked, ran)
+		}
+	}
+}
