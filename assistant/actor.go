@@ -218,8 +218,8 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 	args := compactJSON(c.Args)
 	// The card, and the proposal stored with it, show no credential the
 	// dry run read (C9); the arguments themselves passed the guard.
-	scrubbed, _ := guard.Scrub(r.Summary) // before the cut, which could leave half a key
-	summary := plainLine(scrubbed, maxSummaryBytes)
+	r = scrubResult(r) // before the cut below, which could leave half a key
+	summary := plainLine(r.Summary, maxSummaryBytes)
 	if summary == "" {
 		summary = defaultSummary(o.spec, args)
 	}
@@ -245,12 +245,12 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 	data := args
 	if r.Data != nil {
 		if raw, err := json.Marshal(r.Data); err == nil {
-			data, _ = guard.ScrubJSON(raw)
+			data = raw
 		}
 	}
 	emit(blocks.Block{Kind: blocks.Confirm, ID: token, Name: c.Name, Content: summary, CallID: c.ID, Effect: string(o.spec.Effect), Data: data})
 	if r.UI != nil {
-		emit(scrubBlock(*r.UI))
+		emit(*r.UI)
 	}
 	a.auditToolCall(ctx, c, tools.Result{Error: &tools.ToolError{Code: tools.CodeNeedsApproval}}, time.Since(start), "chat", approvalPending)
 	return r, true

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley"
-	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
@@ -79,30 +78,4 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	}
 	a.auditToolCall(ctx, call, r, took, "http", approval)
 	return scrubResult(r), nil
-}
-
-// scrubResult is r with the credentials it holds scrubbed (C9), as a chat
-// turn shows and stores a result: its summary, its error message, its
-// block, and its data, which becomes the scrubbed JSON (a
-// json.RawMessage) only when it held one.
-func scrubResult(r tools.Result) tools.Result {
-	r.Summary, _ = guard.Scrub(r.Summary)
-	if r.Error != nil {
-		e := *r.Error
-		e.Message, _ = guard.Scrub(e.Message)
-		e.Hint, _ = guard.Scrub(e.Hint)
-		r.Error = &e
-	}
-	if r.UI != nil {
-		ui := scrubBlock(*r.UI)
-		r.UI = &ui
-	}
-	if r.Data != nil {
-		if raw, err := json.Marshal(r.Data); err == nil {
-			if scrubbed, n := guard.ScrubJSON(raw); n > 0 {
-				r.Data = json.RawMessage(scrubbed)
-			}
-		}
-	}
-	return r
 }

@@ -267,13 +267,11 @@ type outcome struct {
 // the card and the model agree; and the audit row. The model messages,
 // and so the replay and the knowledge accumulator, keep the screened form.
 func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
-	c, r := o.call, o.result
-	// What the tool returned is scrubbed of credentials before anyone
-	// reads it (C9): the model, the store, the replay and the knowledge
-	// gate all keep this form.
-	raw, _ := guard.ScrubJSON(tools.MarshalForModel(r))
+	// The model, the store, the replay and the knowledge gate all keep
+	// the scrubbed form.
+	c, r := o.call, scrubResult(o.result)
 	budget := t.conn.resultBudget()
-	content, withheld := string(clampResult(raw, budget)), 0
+	content, withheld := string(clampResult(tools.MarshalForModel(r), budget)), 0
 	if o.data {
 		source := ""
 		if o.via == "client" {
@@ -292,7 +290,7 @@ func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 	}
 	emit(b)
 	if r.UI != nil {
-		emit(scrubBlock(*r.UI))
+		emit(*r.UI)
 	}
 	t.out.answered(c.ID, content)
 	switch {
@@ -316,7 +314,7 @@ func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 var invalidCodes = []tools.ErrorCode{tools.CodeInvalidArgs, tools.CodeUnknownTool, tools.CodeNotLoaded}
 
 // resultBlock is what the user sees of a result: the summary, or the error
-// message unless the error is internal, scrubbed of credentials.
+// message unless the error is internal.
 func resultBlock(c providers.ToolCall, r tools.Result) blocks.Block {
 	b := blocks.Block{Kind: blocks.ToolResult, ID: c.ID, Name: c.Name, OK: r.OK, Content: r.Summary}
 	if !r.OK && r.Error != nil {
@@ -326,8 +324,34 @@ func resultBlock(c providers.ToolCall, r tools.Result) blocks.Block {
 			b.Content = "The tool failed."
 		}
 	}
-	b.Content, _ = guard.Scrub(b.Content)
 	return b
+}
+
+// scrubResult is a tool's result with the credentials it holds scrubbed
+// (C9), before anyone reads it: the model, the user's blocks, the store, a
+// card, the host's UI. Its summary, its error's message and hint, its
+// block, and its data, which becomes the scrubbed JSON (a json.RawMessage)
+// only when it held one.
+func scrubResult(r tools.Result) tools.Result {
+	r.Summary, _ = guard.Scrub(r.Summary)
+	if r.Error != nil {
+		e := *r.Error
+		e.Message, _ = guard.Scrub(e.Message)
+		e.Hint, _ = guard.Scrub(e.Hint)
+		r.Error = &e
+	}
+	if r.UI != nil {
+		ui := scrubBlock(*r.UI)
+		r.UI = &ui
+	}
+	if r.Data != nil {
+		if raw, err := json.Marshal(r.Data); err == nil {
+			if scrubbed, n := guard.ScrubJSON(raw); n > 0 {
+				r.Data = json.RawMessage(scrubbed)
+			}
+		}
+	}
+	return r
 }
 
 // scrubBlock is a tool's own block (Result.UI, a dry run's) scrubbed of
