@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/store"
@@ -28,11 +27,8 @@ import (
 // approvals; Data {"grants"}.
 const AuditAutoApproveSet = "auto_approve.set"
 
-// Limits on grants.
-const (
-	MaxAutoApprovals = 64  // grants per user, or per request
-	maxGrantBytes    = 128 // of one grant
-)
+// MaxAutoApprovals bounds the grants of a user, or of a request.
+const MaxAutoApprovals = 64
 
 // categoryGrant prefixes a grant that names a category.
 const categoryGrant = "category:"
@@ -115,8 +111,8 @@ func validGrants(grants []string) error {
 		return fmt.Errorf("at most %d auto-approvals", MaxAutoApprovals)
 	}
 	for _, g := range grants {
-		if g == "" || len(g) > maxGrantBytes || strings.IndexByte(g, 0) >= 0 || !validID(g) {
-			return fmt.Errorf("each auto-approval is a tool's name or %q, at most %d bytes", categoryGrant+"<name>", maxGrantBytes)
+		if !validID(g) { // not empty, UTF-8 without NUL, at most 128 bytes
+			return fmt.Errorf("each auto-approval is a tool's name or %q, at most 128 bytes", categoryGrant+"<name>")
 		}
 	}
 	return nil

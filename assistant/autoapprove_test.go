@@ -3,6 +3,7 @@ package assistant_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -97,6 +98,13 @@ func TestRequestAutoApproveIsCheckedLikeAStoredOne(t *testing.T) {
 	_, _, err := h.collect(t, alice, assistant.Request{Message: "go", AutoApprove: []string{"a\x00b"}})
 	if !errors.Is(err, assistant.ErrInvalidRequest) {
 		t.Errorf("a grant with a NUL: %v, want ErrInvalidRequest", err)
+	}
+	many := make([]string, assistant.MaxAutoApprovals+1)
+	for i := range many {
+		many[i] = fmt.Sprint("tool_", i)
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "go", AutoApprove: many}); !errors.Is(err, assistant.ErrInvalidRequest) {
+		t.Errorf("%d grants: %v, want ErrInvalidRequest", len(many), err)
 	}
 }
 
