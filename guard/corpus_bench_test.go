@@ -1,7 +1,9 @@
 package guard_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"slices"
@@ -127,4 +129,29 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkScrubBenignCorpus scrubs every benign prompt and document of the
+// third-party corpus per op, as text and as a JSON string value: what the
+// credential scrub costs on prose that holds no credential.
+func BenchmarkScrubBenignCorpus(b *testing.B) {
+	texts := benignCorpus(b)
+	var docs [][]byte
+	n := 0
+	for _, t := range texts {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false) // as tools.MarshalForModel writes a result
+		_ = enc.Encode(map[string]string{"text": t})
+		docs = append(docs, bytes.TrimSpace(buf.Bytes()))
+		n += len(t) + buf.Len()
+	}
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, t := range texts {
+			guard.Scrub(t)
+			guard.ScrubJSON(docs[i])
+		}
+	}
 }

@@ -281,7 +281,10 @@ func placeholderValue(v string) bool {
 }
 
 // mayHoldCredential is a cheap first look: raw has a key or a value the
-// scrub could change. It errs toward yes.
+// scrub could change. It errs toward yes. A keyword counts where it is in
+// a key (what follows it, before the next quote, is the key's end), or
+// anywhere when raw has "value" members, which a name/value pair may make
+// secret.
 func mayHoldCredential(raw []byte) bool {
 	if len(raw) < 8 {
 		return false
@@ -293,10 +296,29 @@ func mayHoldCredential(raw []byte) bool {
 		return true
 	}
 	l := bytes.ToLower(raw)
-	for _, w := range []string{"auth", "pass", "pwd", "secret", "token", "key", "cookie", "bearer", "credential", "eyj"} {
-		if bytes.Contains(l, []byte(w)) {
-			return true
+	pairs := bytes.Contains(l, []byte(`"value"`))
+	for _, w := range []string{"auth", "pass", "pwd", "secret", "token", "key", "cookie", "bearer", "credential"} {
+		for off := 0; off < len(l); {
+			i := bytes.Index(l[off:], []byte(w))
+			if i < 0 {
+				break
+			}
+			if i += off; pairs || inKey(l, i+len(w)) {
+				return true
+			}
+			off = i + 1
 		}
 	}
 	return false
+}
+
+// inKey reports whether l[j:] ends a JSON key soon: a quote within 64
+// bytes, then a colon after optional spaces.
+func inKey(l []byte, j int) bool {
+	end := bytes.IndexByte(l[j:min(len(l), j+64)], '"')
+	if end < 0 {
+		return false
+	}
+	rest := bytes.TrimLeft(l[j+end+1:], " \t\r\n")
+	return len(rest) > 0 && rest[0] == ':'
 }
