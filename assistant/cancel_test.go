@@ -15,11 +15,11 @@ import (
 	"github.com/parleyhq/parley/store"
 )
 
-// slowTurn streams "first " at once, then a chunk every 20ms, then usage.
+// slowTurn streams "first. " at once, then a chunk every 20ms, then usage.
 func slowTurn() fake.Turn {
-	turn := fake.Turn{fake.Text("first ")}
+	turn := fake.Turn{fake.Text("first. ")}
 	for range 50 {
-		turn = append(turn, fake.Delay(20*time.Millisecond), fake.Text("more "))
+		turn = append(turn, fake.Delay(20*time.Millisecond), fake.Text("more. "))
 	}
 	return append(turn, fake.Usage(100, 200))
 }
@@ -67,7 +67,7 @@ func TestCancelStopsTheTurnKeepsPartialOutputAndDrainsUsage(t *testing.T) {
 		t.Fatalf("last block %+v, want a cancelled error block", last)
 	}
 	m := h.waitStatus(t, meta.MessageID)
-	if m.Status != store.StatusCancelled || !strings.HasPrefix(m.Blocks[0].Content, "first ") || strings.Count(m.Blocks[0].Content, "more") > 20 {
+	if m.Status != store.StatusCancelled || !strings.HasPrefix(m.Blocks[0].Content, "first.") || strings.Count(m.Blocks[0].Content, "more") > 20 {
 		t.Errorf("stored %s %q, want cancelled with only the text before the cancel", m.Status, m.Blocks[0].Content)
 	}
 	// The stream was drained to its end: the model's own usage is charged.
@@ -78,7 +78,7 @@ func TestCancelStopsTheTurnKeepsPartialOutputAndDrainsUsage(t *testing.T) {
 }
 
 func TestDrainIsBoundedByDrainTimeout(t *testing.T) {
-	p := fake.New(fake.Turn{fake.Text("first "), fake.Delay(50 * time.Millisecond), fake.Text("x"), fake.Delay(time.Minute), fake.Usage(1, 1)})
+	p := fake.New(fake.Turn{fake.Text("first. "), fake.Delay(50 * time.Millisecond), fake.Text("x"), fake.Delay(time.Minute), fake.Usage(1, 1)})
 	h := newHarness(t, p, func(c *assistant.Config) { c.DrainTimeout = 30 * time.Millisecond })
 	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
 	if err := h.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
@@ -200,7 +200,7 @@ func TestHeartbeatKeepsLiveTurnsAndSweepInterruptsDeadOnes(t *testing.T) {
 	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "a long one"})
 	time.Sleep(150 * time.Millisecond)
 	live, _ := h.store.GetMessage(context.Background(), meta.MessageID)
-	if live.Status != store.StatusStreaming || len(live.Blocks) == 0 || !strings.HasPrefix(live.Blocks[0].Content, "first ") {
+	if live.Status != store.StatusStreaming || len(live.Blocks) == 0 || !strings.HasPrefix(live.Blocks[0].Content, "first.") {
 		t.Errorf("mid-turn the stored reply is %s %+v, want the partial text checkpointed", live.Status, live.Blocks)
 	}
 	n, err := h.eng.SweepInterrupted(context.Background())

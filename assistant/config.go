@@ -92,6 +92,14 @@ type Config struct {
 	// DisableAskUser withholds the ask_user tool, with which the model shows
 	// the user a form and waits for the answers.
 	DisableAskUser bool
+	// DisableClaimCheck turns off the check of what the model says it did
+	// (A8). With it on (the default), while a turn has made no change, the
+	// model's prose reaches the user a sentence at a time, and a sentence
+	// that claims a completed change ("I have deleted note 1.", "Ticket
+	// closed.", in eight languages) is withheld and replaced by a note that
+	// nothing was changed, and audited (AuditClaimWithheld). The check
+	// costs the first words their head start of up to one sentence.
+	DisableClaimCheck bool
 	// ApprovalTTL is how long a proposal waits for the user's decision
 	// (default 24h); a later decision is refused.
 	ApprovalTTL time.Duration

@@ -36,7 +36,7 @@ func TestNewRequiresProviderAuthorizerAndStore(t *testing.T) {
 }
 
 func TestStreamTextTurnStreamsMetaFirstAndPersistsWhatStreamed(t *testing.T) {
-	p := fake.New(fake.Turn{fake.Text("Hello ", "there, ", "this is a **test** answer that is long enough to chunk.\n\n```go\nfmt.Println(1)\n```\nDone."), fake.Usage(100, 20)})
+	p := fake.New(fake.Turn{fake.Text("Hello ", "there, ", "this is a **test** answer that is long enough to chunk.\n\n```go\nfmt.Println(1)\n```\nBye."), fake.Usage(100, 20)})
 	h := newHarness(t, p)
 	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "hi"})
 	if err != nil {
@@ -49,7 +49,7 @@ func TestStreamTextTurnStreamsMetaFirstAndPersistsWhatStreamed(t *testing.T) {
 	if last.Kind != blocks.Meta || last.Meta.InputTokens != 100 || last.Meta.OutputTokens != 20 || last.Meta.Finish != "stop" {
 		t.Fatalf("last block = %+v, want meta with usage 100/20 and finish stop", last)
 	}
-	wantText := "Hello there, this is a **test** answer that is long enough to chunk.\n\nDone."
+	wantText := "Hello there, this is a **test** answer that is long enough to chunk.\n\nBye."
 	if reply.Text != wantText {
 		t.Errorf("reply text = %q, want %q", reply.Text, wantText)
 	}

@@ -149,8 +149,7 @@ func ExampleEngine_quickstart() {
 	// Output:
 	// 200 OK application/x-ndjson
 	// meta
-	// markdown "Hello "
-	// markdown "from the model."
+	// markdown "Hello from the model."
 	// meta
 }
 

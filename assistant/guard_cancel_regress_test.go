@@ -254,7 +254,7 @@ func TestPageContextGoesThroughTheGuard(t *testing.T) {
 func TestAHoldSweptMidTurnIsStillCharged(t *testing.T) {
 	l := newLedger(t, 1_000_000)
 	release := make(chan struct{})
-	p := fake.New(fake.Turn{fake.Text("a "), fake.Func(func(context.Context, *providers.Request) fake.Turn {
+	p := fake.New(fake.Turn{fake.Text("a. "), fake.Func(func(context.Context, *providers.Request) fake.Turn {
 		<-release
 		return fake.Turn{fake.Text("b"), fake.Usage(1000, 500)}
 	})})

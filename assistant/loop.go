@@ -72,6 +72,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		default:
 			sys += note
 		}
+		t.out.checkClaims(!t.e.cfg.DisableClaimCheck && !t.tools.wrote)
 		req := t.conn.request(turnCall, sys, stable, append(base[:len(base):len(base)], t.out.msgs...), offer)
 		text, calls, err := t.conn.stream(ctx, modelCall{req: req, out: &t.out, emit: emit, stop: &t.stop,
 			waiting: blocks.MetaInfo{ThreadID: t.thread.ID, MessageID: t.reply.ID}})

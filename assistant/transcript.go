@@ -36,6 +36,8 @@ type transcript struct {
 	err      error // why the turn failed, if it did
 	textSeen bool  // the model has streamed text this turn
 
+	claims claims // holds back and withholds what the model claims it did (claims.go)
+
 	callIDs map[string]bool // every call id of the thread, so new ones stay unique
 	invalid map[string]bool // call ids that never validly reached a tool; not stored
 
@@ -104,6 +106,7 @@ func (o *transcript) uniqueIDs(calls []providers.ToolCall, round int) []provider
 // that came with them. It keeps its own copy of calls: what the guard
 // later removes from their arguments is removed with withhold.
 func (o *transcript) called(text string, calls []providers.ToolCall) {
+	text = o.claims.strip(text)
 	for _, c := range calls {
 		o.callIDs[c.ID] = true
 	}
@@ -131,10 +134,24 @@ func (o *transcript) answered(id, content string) {
 // say records the model's text from a call whose tool calls, if any, will
 // not run: the model message that ends the turn.
 func (o *transcript) say(text string) {
-	if text != "" {
+	if text = o.claims.strip(text); text != "" {
 		o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text})
 	}
 }
+
+// amend adds text to what the turn's answer says to later turns: to the
+// model's last message when that ends the turn, else as one of its own.
+func (o *transcript) amend(text string) {
+	if n := len(o.msgs); n > 0 && o.msgs[n-1].Role == providers.Assistant && len(o.msgs[n-1].ToolCalls) == 0 {
+		o.msgs[n-1].Content = strings.TrimRight(o.msgs[n-1].Content, " \n") + "\n\n" + text
+		return
+	}
+	o.msgs = append(o.msgs, providers.Message{Role: providers.Assistant, Content: text})
+}
+
+// checkClaims turns the check of what the model claims it did on (the turn
+// has made no change) or off, for the next model call.
+func (o *transcript) checkClaims(on bool) { o.claims.check(on) }
 
 // invalidCall marks a call that never validly reached a tool: it is kept
 // out of the stored model messages (B12), so later turns do not replay,
@@ -189,18 +206,20 @@ func (o *transcript) spent() bool {
 // cut it to a rune-aligned part within the byte cap) and whether the cap
 // ended the call: a model that never stops costs no more than that.
 func (o *transcript) text(s string, limit int64, emit func(blocks.Block)) (string, bool) {
+	sink := o.claims.sink(emit)
 	if o.wrote(len(s), limit) {
 		room := len(s) - (o.outBytes - o.maxBytes)
 		s = truncate(s, max(0, min(room, len(s))))
-		o.parser.Write(s, emit)
+		o.parser.Write(s, sink)
 		return s, true
 	}
-	o.parser.Write(s, emit)
+	o.parser.Write(s, sink)
 	if !o.textSeen {
-		// The first words reach the user at once; later prose is
+		// The first words reach the user at once (or, while claims are
+		// checked, at the end of the first sentence); later prose is
 		// buffered by the parser to reduce jitter.
 		o.textSeen = true
-		o.parser.FlushProse(emit)
+		o.parser.FlushProse(sink)
 	}
 	return s, false
 }
@@ -212,13 +231,17 @@ func (o *transcript) reasoning(s string, limit int64, emit func(blocks.Block)) b
 	if o.wrote(len(s), limit) {
 		return true
 	}
-	o.parser.FlushProse(emit) // prose waiting in the parser goes first
-	emit(blocks.Block{Kind: blocks.Reasoning, Content: s})
+	sink := o.claims.sink(emit)
+	o.parser.FlushProse(sink) // prose waiting in the parser goes first
+	sink(blocks.Block{Kind: blocks.Reasoning, Content: s})
 	return false
 }
 
 // flush emits what the parser still holds.
-func (o *transcript) flush(emit func(blocks.Block)) { o.parser.Flush(emit) }
+func (o *transcript) flush(emit func(blocks.Block)) {
+	o.parser.Flush(o.claims.sink(emit))
+	o.claims.flush()
+}
 
 // answerText is the text of the turn's answer.
 func (o *transcript) answerText() string {
