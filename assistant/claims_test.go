@@ -127,7 +127,9 @@ func TestClaimAfterAChangeThatRanIsKept(t *testing.T) {
 		fake.Turn{fake.CallTool("c1", "add_note", `{}`)},
 		fake.Turn{fake.Text("I've added the note.")},
 	)
-	h := newHarness(t, p, func(c *assistant.Config) { c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true } })
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true }
+	})
 	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "add a note"})
 	if err != nil {
 		t.Fatal(err)
