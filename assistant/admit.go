@@ -93,6 +93,13 @@ func (e *Engine) admit(ctx context.Context, u parley.User, req Request) (admissi
 	return adm, nil
 }
 
+// typed reports whether what the user says this turn is a message they
+// typed (a new one, an edit or a regeneration), not a decision, form
+// answers or client results.
+func (a *admission) typed() bool {
+	return a.scan && a.text != "" && a.req.Form == nil && len(a.req.ToolResults) == 0
+}
+
 // maxToolResults bounds the client results one request may carry.
 const maxToolResults = 32
 

@@ -66,6 +66,12 @@ func requestTokens(req *providers.Request) int {
 	return tokensOf(req.System) + messageTokens(req.Messages) + toolDefTokens(req.Tools)
 }
 
+// callTokens is the most a model call of the Engine's own may use, by
+// estimate: its input and its output limit.
+func callTokens(req *providers.Request) int64 {
+	return int64(requestTokens(req) + req.MaxTokens)
+}
+
 // estimatedUsage stands in for a model call whose server reported no
 // usage, so quotas still count it: its request, and the text and calls it
 // wrote.

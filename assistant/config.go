@@ -35,6 +35,33 @@ type Config struct {
 	// categories found, never the user's text.
 	GuardRejection string
 
+	// TopicScope turns the topic filter on (C10): it says in plain words
+	// what the assistant is for, e.g. "operating Acme Cloud: servers,
+	// volumes, billing and support tickets". Before the turn of a message
+	// the user types (a new one, an edit or a regeneration; not a
+	// decision, form answers or client results, nor a message the guard
+	// blocked), a cheap model call with no tools and a few output tokens
+	// classifies the message, as the guard passed it, against the scope.
+	// Only a clear off-topic answer refuses it: the main model is not
+	// called, TopicRefusal is the reply, the turn ends with FinishOffTopic
+	// and AuditTopicRefused is written. Anything else lets the turn go on:
+	// on topic, an ambiguous or unreadable answer, a failed call, one past
+	// TopicTimeout, a cancelled one (the filter fails open, and logs why).
+	// The call's tokens count as the turn's: in its usage, the user's
+	// quota and spend. "": no filter, and no extra call.
+	TopicScope string
+	// TopicRefusal is the Markdown reply to a message off topic, stored
+	// like any reply; "": DefaultTopicRefusal. Say what the assistant
+	// helps with, so the user knows what to ask instead.
+	TopicRefusal string
+	// TopicModel is the model of the topic filter's call on the single
+	// connection, such as a smaller one than Model; "": the turn's model.
+	// With Connections, leave it unset and set Connection.TopicModel.
+	TopicModel string
+	// TopicTimeout bounds the topic filter's call (default 5s); a message
+	// whose call takes longer passes.
+	TopicTimeout time.Duration
+
 	Model           string // passed to the provider; "": the provider's default
 	MaxOutputTokens int    // per model call; 0: the provider's default
 	// ContextWindow is the model's context in tokens (default 32768). A tool
@@ -244,6 +271,7 @@ const (
 	DefaultKnowledgeMaxAge      = 5 * time.Minute
 	DefaultModelRetries         = 3
 	DefaultModelRetryWait       = 30 * time.Second
+	DefaultTopicTimeout         = 5 * time.Second
 )
 
 func (c *Config) validate() error {
@@ -286,7 +314,7 @@ func (c *Config) validate() error {
 		errs = append(errs, errors.New("AnswerAfterTokens must not be negative"))
 	}
 	if c.MaxToolRounds < 0 || c.ParallelTools < 0 || c.MaxMessageBytes < 0 || c.MaxPageContextBytes < 0 ||
-		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 {
+		c.ToolTimeout < 0 || c.TurnTimeout < 0 || c.MaxOutputTokens < 0 || c.TopicTimeout < 0 {
 		errs = append(errs, errors.New("limits must not be negative"))
 	}
 	if err := errors.Join(errs...); err != nil {
@@ -325,6 +353,8 @@ func (c *Config) setDefaults() {
 	c.ModelRetries = cmp.Or(c.ModelRetries, DefaultModelRetries)          // negative: never
 	c.ModelRetryWait = positiveOr(c.ModelRetryWait, DefaultModelRetryWait)
 	c.ContextWindow = positiveOr(c.ContextWindow, DefaultContextWindow)
+	c.TopicTimeout = positiveOr(c.TopicTimeout, DefaultTopicTimeout)
+	c.TopicRefusal = cmp.Or(c.TopicRefusal, DefaultTopicRefusal)
 	c.MaxTurnOutputTokens = positiveOr(c.MaxTurnOutputTokens, DefaultMaxTurnOutputTokens)
 	c.MaxTurnOutputBytes = positiveOr(c.MaxTurnOutputBytes, DefaultMaxTurnOutputBytes)
 	if c.Logger == nil {

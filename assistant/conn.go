@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,7 +19,8 @@ type conn struct {
 	name          string // the connection's name in spend keys
 	provider      providers.Provider
 	model         string
-	maxOutput     int // per model call; 0: the provider's default
+	topicModel    string // the topic filter's model; "": model
+	maxOutput     int    // per model call; 0: the provider's default
 	temperature   *float64
 	topP          *float64
 	effort        string // reasoning effort; "": the provider's default
@@ -38,19 +40,21 @@ const (
 	turnCall    callKind = iota // a round of a turn
 	summaryCall                 // the running summary (compact.go)
 	titleCall                   // a thread's title (titles.go)
+	topicCall                   // the topic filter's verdict on a message (topic.go)
 )
 
 // titleTokens bounds the title call's answer.
 const titleTokens = 32
 
 // request is the one builder of this connection's model calls: the
-// connection's model, and the output limit of the kind. stable is how many
-// leading bytes of system are the same for every user and turn: a provider
-// with prompt caching puts its breakpoint there. A turn's calls carry the
-// turn's completion settings. The summary's and the title's do not: they
-// are the Engine's own calls, not the user's (a reasoning effort could
-// spend a title's 32 tokens on reasoning), and their fixed instructions
-// are stable whole.
+// connection's model (the topic filter's for its call), and the output
+// limit of the kind. stable is how many leading bytes of system are the
+// same for every user and turn: a provider with prompt caching puts its
+// breakpoint there. A turn's calls carry the turn's completion settings.
+// The summary's, the title's and the topic filter's do not: they are the
+// Engine's own calls, not the user's (a reasoning effort could spend a
+// title's 32 tokens on reasoning), and their fixed instructions are
+// stable whole.
 func (c *conn) request(kind callKind, system string, stable int, msgs []providers.Message, tools []providers.ToolDef) *providers.Request {
 	req := &providers.Request{Model: c.model, System: system, SystemStable: stable, Messages: msgs, Tools: tools}
 	switch kind {
@@ -60,9 +64,14 @@ func (c *conn) request(kind callKind, system string, stable int, msgs []provider
 		req.MaxTokens, req.SystemStable = c.summaryTokens(), len(system)
 	case titleCall:
 		req.MaxTokens, req.SystemStable = titleTokens, len(system)
+	case topicCall:
+		req.Model, req.MaxTokens, req.SystemStable = c.topicModelName(), topicTokens, len(system)
 	}
 	return req
 }
+
+// topicModelName is the model of the topic filter's call.
+func (c *conn) topicModelName() string { return cmp.Or(c.topicModel, c.model) }
 
 // resultBudget is how many bytes of one tool result the model reads: an
 // eighth of the context window, at about four bytes a token.
@@ -101,11 +110,11 @@ func waitingNote(err error, d time.Duration) string {
 	return fmt.Sprintf("%s Trying again in %v.", why, max(d.Round(time.Second), time.Second))
 }
 
-// complete makes a model call nobody watches (a summary, a title), once,
-// and returns its text, cleaned of inline reasoning and tool markup, and
-// its usage (estimated when the server reports none). Past the turn's
-// output cap in bytes it fails; its token limit is the request's, which
-// the server enforces.
+// complete makes a model call nobody watches (a summary, a title, the
+// topic filter's), once, and returns its text, cleaned of inline
+// reasoning and tool markup, and its usage (estimated when the server
+// reports none). Past the turn's output cap in bytes it fails; its token
+// limit is the request's, which the server enforces.
 func (c *conn) complete(ctx context.Context, req *providers.Request) (string, providers.Usage, error) {
 	var out transcript
 	out.init(math.MaxInt32, c.maxTurnBytes, nil, nil)

@@ -39,6 +39,10 @@ type Connection struct {
 	// Engine may mix, say, an Anthropic and an OpenAI-compatible
 	// connection, and each turn's prompt is calibrated for its own.
 	ModelFamily string
+	// TopicModel is the model of the topic filter's call (see
+	// Config.TopicScope) on this connection; "": the turn's model. It
+	// need not be one of Models: users cannot pick it.
+	TopicModel string
 	// Settings lists the completion settings that may reach the provider
 	// on this connection, from a request or from Defaults; any other is
 	// dropped. Zero: none.
@@ -147,6 +151,7 @@ func (c *Config) connections() connTable {
 		return connTable{conns: []Connection{{
 			Name: c.Connection, Provider: c.Provider, Model: c.Model,
 			ContextWindow: c.ContextWindow, MaxOutputTokens: c.MaxOutputTokens, ModelFamily: c.ModelFamily,
+			TopicModel: c.TopicModel,
 		}}}
 	}
 	t := connTable{conns: make([]Connection, len(c.Connections))}
@@ -192,6 +197,9 @@ func (c *Config) validateConnections() []error {
 	var errs []error
 	if c.Provider != nil || c.Model != "" || c.Connection != "" {
 		errs = append(errs, errors.New("set Provider, Model and Connection, or Connections, not both"))
+	}
+	if c.TopicModel != "" {
+		errs = append(errs, errors.New("with Connections, set each Connection's TopicModel, not Config.TopicModel"))
 	}
 	seen := map[string]bool{}
 	for i, cn := range c.Connections {
@@ -345,7 +353,7 @@ func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) *conn 
 	s := cn.settings(req.Settings, e.cfg.MaxTurnOutputTokens)
 	c := &e.cfg
 	out := cmp0(s.MaxTokens, cn.MaxOutputTokens)
-	return &conn{name: cn.Name, provider: cn.Provider, model: model, maxOutput: out,
+	return &conn{name: cn.Name, provider: cn.Provider, model: model, topicModel: cn.TopicModel, maxOutput: out,
 		temperature: s.Temperature, topP: s.TopP, effort: s.ReasoningEffort,
 		window: cn.ContextWindow, family: cn.ModelFamily, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
 		retries: c.ModelRetries, retryWait: c.ModelRetryWait}

@@ -13,7 +13,10 @@
 //
 // The cheap refusals come first: authorization, the request's shape and
 // sizes, Config.MaxTurnsPerUser turns in flight, then the quota, and only
-// then the guard. A turn's output is capped (Config.MaxTurnOutputTokens,
+// then the guard. With Config.TopicScope, a message the user types is
+// classified by a cheap model call before the main one, and a clearly
+// off-topic one gets Config.TopicRefusal instead (FinishOffTopic); the
+// filter fails open. A turn's output is capped (Config.MaxTurnOutputTokens,
 // MaxTurnOutputBytes: FinishLength). Cancel, a newer message or
 // TurnTimeout stop a turn: the stream ends at once and the partial reply is
 // stored with its final status; the model's stream is drained for usage.
@@ -46,7 +49,10 @@
 //	transcript.go    transcript: the only writer of what the turn says (blocks, model
 //	                 messages, usage, finish, error, the output cap)
 //	conn.go          conn: the connection's settings and the one request builder
-//	stream.go        stream: the one place a model is called (turns, summaries, titles)
+//	stream.go        stream: the one place a model is called (turns, summaries, titles,
+//	                 topic verdicts)
+//	topic.go         the topic filter: a cheap verdict on a typed message before
+//	                 the loop, and the refusal of one off topic
 //	loop.go          the agentic loop: compaction, model calls, tool rounds
 //	persist.go       replyWrites: the heartbeat, the stop write and the final write
 //	cancel.go        stopper: cancel, supersession and timeout, and the watch

@@ -18,5 +18,6 @@ const (
 	FinishBlocked       = blocks.FinishBlocked       // the guard blocked the message and Config.GuardRejection answered it
 	FinishEmpty         = blocks.FinishEmpty         // the model said nothing; the Engine answered with a fallback
 	FinishQuota         = blocks.FinishQuota         // a decision was carried out, but the user is out of quota: no model call
+	FinishOffTopic      = blocks.FinishOffTopic      // Config.TopicScope's filter found the message off topic and Config.TopicRefusal answered it
 	FinishTerminalTool  = blocks.FinishTerminalTool  // every call of the last round was a Terminal tool that succeeded: no further model call
 )

@@ -49,6 +49,9 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.out.say(text)
 		t.out.end(FinishQuota)
 		return
+	case t.e.offTopic(t.stop.ctx, t.conn, topicText(&t.adm, &t.in), &t.out):
+		t.e.refuseOffTopic(ctx, t.u, t.thread.ID, t.conn, &t.out, emit)
+		return
 	}
 	history, ok := t.history(ctx)
 	if !ok {

@@ -11,9 +11,9 @@ import (
 )
 
 // stream is the one place the Engine calls a model: a turn's rounds, the
-// summary and the title all come through it. It has no access to the turn:
-// what the model writes goes into out, within its output cap, and out to
-// the user through emit.
+// summary, the title and the topic filter's call all come through it. It
+// has no access to the turn: what the model writes goes into out, within
+// its output cap, and out to the user through emit.
 
 // modelCall is one call of the model and where its output goes.
 type modelCall struct {
@@ -27,7 +27,7 @@ type modelCall struct {
 	// waiting is the meta block shown while a failed call waits to be made
 	// again; its Waiting is filled in.
 	waiting blocks.MetaInfo
-	once    bool // never made again: a call that may fail open (a summary, a title)
+	once    bool // never made again: a call that may fail open (a summary, a title, a topic verdict)
 }
 
 // stream makes the call. It returns the call's text and complete tool

@@ -82,9 +82,11 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	}
 	t.prompt.build(e, t.conn, u, &t.adm, &t.tools, deciding)
 	// The quota is reserved before the guard scans anything, on what the
-	// first call will send: a user out of allowance costs no scan.
+	// first call (and the topic filter's) will send: a user out of
+	// allowance costs no scan.
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(adm.text), defs: t.tools.defs()}
-	if t.hold, err = e.reserve(ctx, u, spendKey(t.conn, u), reservation(t.conn, f, e.unscreenedRoom(adm.req), &t.adm)); err != nil {
+	est := reservation(t.conn, f, e.unscreenedRoom(adm.req), &t.adm) + e.topicReservation(t.conn, &t.adm)
+	if t.hold, err = e.reserve(ctx, u, spendKey(t.conn, u), est); err != nil {
 		// The user may still decide a card when out of budget: the
 		// decision is carried out and reported without a model call.
 		if !t.cont.quietly(err) {
@@ -329,7 +331,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
 	t.e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), t.out.usage.Total())
-	if t.firstTurn && t.out.err == nil && !t.in.blocked() && !t.stop.stopped() {
+	if t.firstTurn && t.out.err == nil && !t.in.blocked() && !t.stop.stopped() && t.out.finish != FinishOffTopic {
 		t.e.startTitle(t.conn, t.u, t.thread, t.in.stored(), t.out.answerText())
 	}
 	if t.out.err != nil {

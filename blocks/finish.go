@@ -19,6 +19,7 @@ const (
 	FinishBlocked       = "blocked"        // the guard blocked the message and a fixed rejection answered it
 	FinishEmpty         = "empty"          // the model said nothing; a fallback answered
 	FinishQuota         = "quota"          // a decision was carried out, but the user is out of quota: no model call
+	FinishOffTopic      = "off_topic"      // the topic filter found the message off topic and a fixed refusal answered it
 	// FinishTerminalTool: every call of the last tool round ran a Terminal
 	// tool (tools.Spec.Terminal) and succeeded, so the results end the
 	// turn without another model call.

@@ -213,7 +213,7 @@ func FinishReason(finish string) string {
 		return "length"
 	case blocks.FinishTerminalTool, blocks.FinishToolCalls, blocks.FinishApproval, blocks.FinishClientTool, blocks.FinishAskUser:
 		return "tool-calls"
-	case blocks.FinishBlocked:
+	case blocks.FinishBlocked, blocks.FinishOffTopic:
 		return "content-filter"
 	case "error": // not the Engine's (a failed turn ends with an error block), but a provider's: OpenRouter reports it
 		return "error"

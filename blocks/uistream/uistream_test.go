@@ -283,7 +283,7 @@ func TestFinishReasonMapsTheFinishesOfATurn(t *testing.T) {
 		"": "", blocks.FinishStop: "stop", blocks.FinishEmpty: "stop", blocks.FinishLength: "length",
 		blocks.FinishToolCalls: "tool-calls", blocks.FinishApproval: "tool-calls", blocks.FinishClientTool: "tool-calls",
 		blocks.FinishAskUser: "tool-calls", blocks.FinishTerminalTool: "tool-calls", blocks.FinishBlocked: "content-filter",
-		blocks.FinishQuota: "other", "error": "error", "a provider's own": "other",
+		blocks.FinishOffTopic: "content-filter", blocks.FinishQuota: "other", "error": "error", "a provider's own": "other",
 	} {
 		if got := uistream.FinishReason(finish); got != want {
 			t.Errorf("FinishReason(%q) = %q, want %q", finish, got, want)
