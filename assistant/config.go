@@ -111,7 +111,10 @@ type Config struct {
 	// the user's messages or in a successful result of a Read tool in this
 	// thread, or the call is refused before any proposal or run, and the
 	// model is told to find the id with a read tool first (UNRESOLVED_ID).
-	// Tools that declare no IDArgs are not checked. Off by default.
+	// After a change succeeds, the next model call is offered only the
+	// host's server-side Read tools and told to check the change; the call
+	// after it reports the change with no tools. Tools that declare no
+	// IDArgs are not checked. Off by default: then neither step applies.
 	Workflow bool
 	// KnowledgeMaxAge bounds how long the result of a Read tool call may
 	// answer an identical call later in the thread without running the

@@ -27,7 +27,7 @@ type turn struct {
 	prompt    prompt        // the system prompt, as sections (prompt.go)
 	tools     toolbox       // what the model may call, and the gate state (toolbox.go)
 	know      knowledge     // what the thread's tool calls returned (knowledge.go)
-	flow      workflow      // the workflow policy: writes only on ids the thread has seen (workflow.go)
+	flow      workflow      // the workflow policy: ids the thread has seen, the verify round (workflow.go)
 	out       transcript    // what the turn says: blocks, model messages, outcome (transcript.go)
 	hold      *quota.Hold   // the open quota reservation (quota.go)
 	user      store.Message // the user message stored by the first write

@@ -26,25 +26,47 @@ import (
 //     card or run, and the model is told to find the id first. Nothing new
 //     is stored for this: the ids are looked for, when a write asks, in the
 //     stored model messages the turn replays anyway.
+//   - Verify. After a change succeeds (in a round, or a card applied before
+//     the turn), the next model call is the verify round: it is offered only
+//     the host's server-side Read tools and told to check the change, and
+//     any other call is answered VERIFY_FIRST. The call after it reports the
+//     change with no tools, as pace does for every change. One verify round
+//     a turn, and only while the turn's pace leaves room for a round with
+//     tools; else the change is reported at once.
 //
 // With the policy off, nothing here changes a turn.
 
 // workflowRule is added to the tool rules of the system prompt when the
 // policy is on, so the model knows the rules the gate keeps.
 const workflowRule = "\n- Before you change or delete an object, find it with a read or search tool (or take its id from the user's own words) " +
-	"and use the exact id that came back: never guess an id."
+	"and use the exact id that came back: never guess an id. After a change, check it with a read tool before you report it."
+
+// verifyNote ends the system prompt of the verify round.
+const verifyNote = "\n\nThe change was carried out: its result is above. Check it now with a read tool, to confirm it took effect. " +
+	"Only read tools are available in this step; make no other change."
 
 // maxCheckedIDs bounds the ids of one call the policy looks for.
 const maxCheckedIDs = 256
 
+// verifyStep is where a turn is in the verify step of the policy.
+type verifyStep int8
+
+const (
+	verifyNone verifyStep = iota // no change to check yet
+	verifyNow                    // this round checks the change: Read tools only
+	verifyDone                   // checked, or no room was left to: the change is reported
+)
+
 // workflow is a turn's workflow policy. Only its methods, in this file,
-// write it; the round's gate consults check.
+// write it; the round's gate consults check, pace consults verify, and the
+// loop verifying.
 type workflow struct {
 	on       bool
 	readOnly func(name string) bool // tells the registry's Read tools
 	log      *slog.Logger
 	past     []stretch // the admission's replay of the thread: read, never kept apart
 	said     string    // what the user says this turn, as the model reads it
+	step     verifyStep
 }
 
 // start readies the policy of a turn of e on the thread replayed as past,
@@ -54,13 +76,19 @@ func (w *workflow) start(e *Engine, past []stretch, said string) {
 }
 
 // check is the policy's gate on call c of the tool spec, after the
-// toolbox's gates: a Mutate or Destructive call may name only ids the
-// thread has seen (msgs: the turn's model messages so far). It returns the
-// refusal, or nil.
+// toolbox's gates: in the verify round only the host's server-side Read
+// tools may be called, and a Mutate or Destructive call may name only ids
+// the thread has seen (msgs: the turn's model messages so far). It returns
+// the refusal, or nil.
 func (w *workflow) check(spec tools.Spec, c providers.ToolCall, msgs []providers.Message) *tools.Result {
 	switch {
 	case !w.on:
 		return nil
+	case w.step == verifyNow && !verifier(spec):
+		r := refusal(tools.CodeVerifyFirst, "The change you made must be checked first: only read tools can be called now.",
+			"Call a read tool to confirm the change took effect, then tell the user what was done.")
+		r.Error.Blocked = false
+		return &r
 	case !spec.NeedsApproval() || len(spec.IDArgs) == 0:
 		return nil
 	}
@@ -171,6 +199,37 @@ func resultTexts(out []string, content string) []string {
 			out = append(out, v.String())
 		}
 	}
+}
+
+// verify decides, before a model call of a turn that made a change,
+// whether the call is the verify round: the first after the change, when
+// room says the turn may still make a round with tools. It reports true at
+// most once a turn; the call after the verify round, or one with no room,
+// reports the change.
+func (w *workflow) verify(room bool) bool {
+	if !w.on {
+		return false
+	}
+	switch w.step {
+	case verifyNone:
+		if room {
+			w.step = verifyNow
+			return true
+		}
+		w.step = verifyDone
+	case verifyNow:
+		w.step = verifyDone
+	}
+	return false
+}
+
+// verifying reports whether this round is the verify round.
+func (w *workflow) verifying() bool { return w.step == verifyNow }
+
+// verifier reports whether a verify round may call the tool spec: one of
+// the host's Read tools that the server runs.
+func verifier(spec tools.Spec) bool {
+	return isRead(spec) && !spec.ClientSide && !isMetaTool(spec.Name)
 }
 
 // mentions reports whether id occurs in text as a whole: not inside a

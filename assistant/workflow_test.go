@@ -2,6 +2,7 @@ package assistant_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,10 @@ import (
 // The workflow policy (B17): resolve -> read -> write -> verify.
 
 // What the Engine tells the model, as it words it.
-const ruleSays = "never guess an id"
+const (
+	verifySays = "Check it now with a read tool"
+	ruleSays   = "never guess an id"
+)
 
 type noteIDArgs struct {
 	NoteID string `json:"note_id"`
@@ -184,8 +188,95 @@ func TestWorkflowIDFromAnotherThreadDoesNotCount(t *testing.T) {
 	}
 }
 
+// After a change, one round may only read, to check it; then the change is
+// reported with no tools.
+func TestWorkflowVerifyRoundOffersOnlyReadToolsThenASummary(t *testing.T) {
+	readOnly := []string{"explode", "find_notes", "get_weather"} // the host's Read tools alice may use
+	checkRounds := func(t *testing.T, reqs []providers.Request) {
+		t.Helper()
+		verify, summary := reqs[len(reqs)-2], reqs[len(reqs)-1]
+		if got := toolNames(verify); !slices.Equal(got, readOnly) || len(verify.Tools) != len(readOnly) || !strings.Contains(verify.System, verifySays) {
+			t.Errorf("verify round offers %v (%d in all), told to verify %v: want only %v", got, len(verify.Tools), strings.Contains(verify.System, verifySays), readOnly)
+		}
+		if len(summary.Tools) != 0 || !strings.Contains(summary.System, changedSays) {
+			t.Errorf("after the verify round: %d tools offered, change reported %v", len(summary.Tools), strings.Contains(summary.System, changedSays))
+		}
+	}
+	t.Run("in the turn", func(t *testing.T) {
+		p := fake.New(
+			fake.Turn{fake.CallTool("f1", "find_notes", `{}`)},
+			fake.Turn{fake.CallTool("r1", "rename_note", `{"note_id":"n-1","title":"Food"}`)},
+			fake.Turn{fake.CallTool("f2", "find_notes", `{}`), fake.CallTool("d1", "delete_note", `{"note_id":"n-2"}`)},
+			fake.Turn{fake.Text("Renamed n-1 to Food.")},
+		)
+		h := workflowHarness(t, p, true, autoApprove)
+		reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "rename groceries to food"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := p.Requests()
+		if len(reqs) != 4 || reply.Text != "Renamed n-1 to Food." {
+			t.Fatalf("%d requests, answer %q: want find, rename, verify, summary", len(reqs), reply.Text)
+		}
+		checkRounds(t, reqs)
+		if h.runs["rename_note"].Load() != 1 || h.runs["find_notes"].Load() != 2 || h.runs["delete_note"].Load() != 0 {
+			t.Errorf("runs: rename %d, find %d, delete %d: want 1, 2 (the check) and 0 (refused while verifying)",
+				h.runs["rename_note"].Load(), h.runs["find_notes"].Load(), h.runs["delete_note"].Load())
+		}
+		var codes []string
+		for _, b := range find(streamed, blocks.ToolResult) {
+			codes = append(codes, b.ErrorCode)
+		}
+		if !slices.Equal(codes, []string{"", "", "", string(tools.CodeVerifyFirst)}) {
+			t.Errorf("result codes %q: want the write in the verify round answered VERIFY_FIRST", codes)
+		}
+	})
+	t.Run("applied card", func(t *testing.T) {
+		p := fake.New(fake.Turn{fake.CallTool("f1", "find_notes", `{}`)}, fake.Turn{fake.CallTool("r1", "rename_note", `{"note_id":"n-1","title":"Food"}`)})
+		h := workflowHarness(t, p, true)
+		reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "rename groceries to food"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cards := find(streamed, blocks.Confirm)
+		if len(cards) != 1 {
+			t.Fatalf("%d cards", len(cards))
+		}
+		p.Append(fake.Turn{fake.CallTool("f2", "find_notes", `{}`)}, fake.Turn{fake.Text("Renamed.")})
+		if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID,
+			Decision: &assistant.Decision{Token: cards[0].ID, Apply: true}}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := p.Requests()
+		if len(reqs) != 4 || h.runs["rename_note"].Load() != 1 || h.runs["find_notes"].Load() != 2 {
+			t.Fatalf("%d requests, rename ran %d, find %d: want the applied change checked, then reported", len(reqs),
+				h.runs["rename_note"].Load(), h.runs["find_notes"].Load())
+		}
+		checkRounds(t, reqs)
+	})
+}
+
+// The verify round is one round with tools: a turn with none left reports
+// the change at once.
+func TestWorkflowVerifiesOnlyWhenTheTurnHasRoom(t *testing.T) {
+	p := fake.New(
+		fake.Turn{fake.CallTool("f1", "find_notes", `{}`)},
+		fake.Turn{fake.CallTool("r1", "rename_note", `{"note_id":"n-1","title":"Food"}`)},
+		fake.Turn{fake.Text("Renamed.")},
+	)
+	h := workflowHarness(t, p, true, autoApprove, func(c *assistant.Config) { c.MaxToolRounds = 2 })
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "rename groceries to food"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if len(reqs) != 3 || len(reqs[2].Tools) != 0 || !strings.Contains(reqs[2].System, changedSays) || strings.Contains(reqs[2].System, verifySays) {
+		t.Fatalf("%d requests, the last offering %d tools: want the change reported with no verify round", len(reqs), len(reqs[len(reqs)-1].Tools))
+	}
+}
+
 // With the policy off (the default), a turn is what it was: an id nobody
-// saw goes to a card, and the prompt says nothing of the policy.
+// saw goes to a card, a change is reported at once, and the prompt says
+// nothing of the policy.
 func TestWorkflowOffLeavesTurnsAsTheyWere(t *testing.T) {
 	p := fake.New(fake.Turn{fake.CallTool("d1", "delete_note", `{"note_id":"n-99"}`)})
 	h := workflowHarness(t, p, false)
@@ -198,5 +289,15 @@ func TestWorkflowOffLeavesTurnsAsTheyWere(t *testing.T) {
 	}
 	if strings.Contains(p.Requests()[0].System, ruleSays) {
 		t.Error("the prompt states the policy's rule with the policy off")
+	}
+
+	p = fake.New(fake.Turn{fake.CallTool("r1", "rename_note", `{"note_id":"n-99","title":"x"}`)}, fake.Turn{fake.Text("Renamed.")})
+	h = workflowHarness(t, p, false, autoApprove)
+	if _, _, err := h.collect(t, alice, assistant.Request{Message: "rename note 99"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := p.Requests()
+	if h.runs["rename_note"].Load() != 1 || len(reqs) != 2 || len(reqs[1].Tools) != 0 || strings.Contains(reqs[1].System, verifySays) {
+		t.Errorf("rename ran %d, %d requests: want it run and reported at once, no verify round", h.runs["rename_note"].Load(), len(reqs))
 	}
 }
