@@ -140,6 +140,17 @@ type Config struct {
 	// Destructive tool. By default only Mutate tools may run without a
 	// card that way.
 	AutoApproveDestructive bool
+	// Workflow turns on the workflow policy (B17): resolve, read, write,
+	// verify. A Mutate or Destructive call may name only objects the thread
+	// has seen: each id at its tool's tools.Spec.IDArgs must have come up in
+	// the user's messages or in a successful result of a Read tool in this
+	// thread, or the call is refused before any proposal or run, and the
+	// model is told to find the id with a read tool first (UNRESOLVED_ID).
+	// After a change succeeds, the next model call is offered only the
+	// host's server-side Read tools and told to check the change; the call
+	// after it reports the change with no tools. Tools that declare no
+	// IDArgs are not checked. Off by default: then neither step applies.
+	Workflow bool
 	// KnowledgeMaxAge bounds how long the result of a Read tool call may
 	// answer an identical call later in the thread without running the
 	// tool again (default 5m; negative: never). Each tool declares its own

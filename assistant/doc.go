@@ -46,6 +46,8 @@
 //	actor.go         actor: the one tool-call site (argument guard, rate limit, invoke,
 //	                 propose, result screening, audit), also used by ExecuteTool
 //	knowledge.go     knowledge: what the thread's tool calls returned, and its gate
+//	workflow.go      workflow: the optional policy (Config.Workflow) that refuses a
+//	                 change on an id the thread never saw, and checks a change made
 //	transcript.go    transcript: the only writer of what the turn says (blocks, model
 //	                 messages, usage, finish, error, the output cap)
 //	conn.go          conn: the connection's settings and the one request builder
@@ -94,6 +96,15 @@
 // turn ends. A later Request with a Decision consumes the token atomically,
 // runs the stored call once and lets the model acknowledge the result.
 // Config.AutoApprove and Request.Autonomous (RunAutonomous) skip the card.
+//
+// Config.Workflow adds the workflow policy: resolve, read, write, verify.
+// A Mutate or Destructive call may then name only objects the thread has
+// seen, in the user's messages or in a successful Read tool's result: each
+// id at the tool's tools.Spec.IDArgs is looked for in the thread's stored
+// model messages, and a call naming any other is answered UNRESOLVED_ID
+// (find the id with a read tool first) before any proposal, card or run.
+// After a change succeeds, the next model call is offered only the host's
+// server-side Read tools, to check it, and the one after reports it.
 //
 // A turn also ends when it waits on the user in other ways: ask_user shows
 // a form (answered by Request.Form), and a ClientSide tool's call goes to

@@ -64,8 +64,11 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		base = append(history, providers.Message{Role: providers.User, Content: in})
 	}
 	for round := 0; ; round++ {
+		final, note := pace(&t.e.cfg, round, &t.tools, &t.flow, t.out.usage, time.Since(t.started))
 		defs := t.tools.defs() // search_tools may have loaded more
-		final, note := pace(&t.e.cfg, round, &t.tools, t.out.usage, time.Since(t.started))
+		if t.flow.verifying() {
+			defs = toolDefs(t.tools.verifiers())
+		}
 		sys, offer := system, defs
 		switch {
 		case len(defs) == 0:
@@ -160,16 +163,22 @@ func ends(out *transcript, stop *stopper, text string, calls []providers.ToolCal
 
 // pace decides a turn's next model call from what the turn has spent
 // (A7): whether it must answer with no tools, and the note its system
-// prompt ends with. After a change it reports the change; past the rounds,
-// the tool calls, the tokens or the time the turn may take, it answers;
-// past WrapUpAfterToolCalls tool calls it is told to wrap up.
-func pace(cfg *Config, round int, tb *toolbox, used providers.Usage, elapsed time.Duration) (final bool, note string) {
+// prompt ends with. After a change it reports the change, but with the
+// workflow policy on (flow) it first checks it, in one round, if the turn
+// has room for one; past the rounds, the tool calls, the tokens or the
+// time the turn may take, it answers; past WrapUpAfterToolCalls tool calls
+// it is told to wrap up.
+func pace(cfg *Config, round int, tb *toolbox, flow *workflow, used providers.Usage, elapsed time.Duration) (final bool, note string) {
+	spent := round >= cfg.MaxToolRounds || cfg.MaxTurnToolCalls >= 0 && tb.made >= cfg.MaxTurnToolCalls
+	late := cfg.AnswerAfterTokens > 0 && used.Total() >= cfg.AnswerAfterTokens || cfg.AnswerAfter > 0 && elapsed >= cfg.AnswerAfter
 	switch {
+	case tb.wrote && flow.verify(!spent && !late && len(tb.verifiers()) > 0):
+		return false, verifyNote
 	case tb.wrote:
 		return true, changedNote
-	case round >= cfg.MaxToolRounds, cfg.MaxTurnToolCalls >= 0 && tb.made >= cfg.MaxTurnToolCalls:
+	case spent:
 		return true, finalRoundNote
-	case cfg.AnswerAfterTokens > 0 && used.Total() >= cfg.AnswerAfterTokens, cfg.AnswerAfter > 0 && elapsed >= cfg.AnswerAfter:
+	case late:
 		return true, budgetNote
 	case cfg.WrapUpAfterToolCalls >= 0 && tb.made >= cfg.WrapUpAfterToolCalls:
 		return false, wrapUpNote

@@ -86,6 +86,9 @@ func (p *prompt) build(e *Engine, c *conn, u parley.User, adm *admission, tb *to
 	p.sections[secPersona] = e.fill(cmp.Or(cfg.Persona, defaultPersona))
 	if len(tb.offered) > 0 || len(tb.meta) > 0 {
 		p.sections[secToolRules] = "\n\n" + toolRules
+		if cfg.Workflow {
+			p.sections[secToolRules] += workflowRule
+		}
 	}
 	if note, ok := calibration[c.family]; ok {
 		p.sections[secCalibration] = "\n\n" + note

@@ -89,6 +89,9 @@ func (t *turn) gate(ctx context.Context, calls []providers.ToolCall, emit func(b
 			t.out.withhold(c.ID, calls[i].Args)
 		}
 		o, refused := t.tools.gate(ctx, &t.actor, c, argsRefusal)
+		if refused == nil {
+			refused = t.flow.check(o.spec, c, t.out.msgs) // before any card or run
+		}
 		b := blocks.Block{Kind: blocks.ToolCall, ID: c.ID, Name: c.Name, Data: shown}
 		b.ClientSide = refused == nil && o.spec.ClientSide
 		emit(b)

@@ -169,10 +169,18 @@ func (tb *toolbox) callable() []offeredTool {
 }
 
 // defs are the definitions of what the model may call now.
-func (tb *toolbox) defs() []providers.ToolDef {
-	callable := tb.callable()
-	defs := make([]providers.ToolDef, 0, len(callable))
-	for _, o := range callable {
+func (tb *toolbox) defs() []providers.ToolDef { return toolDefs(tb.callable()) }
+
+// verifiers are the tools callable now that a verify round of the
+// workflow policy may call (see verifier).
+func (tb *toolbox) verifiers() []offeredTool {
+	return slices.DeleteFunc(tb.callable(), func(o offeredTool) bool { return !verifier(o.spec) })
+}
+
+// toolDefs are the definitions of tools ts for the model.
+func toolDefs(ts []offeredTool) []providers.ToolDef {
+	defs := make([]providers.ToolDef, 0, len(ts))
+	for _, o := range ts {
 		params := o.spec.InputSchema
 		if len(params) == 0 {
 			params = emptyObjectSchema

@@ -27,6 +27,7 @@ type turn struct {
 	prompt    prompt        // the system prompt, as sections (prompt.go)
 	tools     toolbox       // what the model may call, and the gate state (toolbox.go)
 	know      knowledge     // what the thread's tool calls returned (knowledge.go)
+	flow      workflow      // the workflow policy: ids the thread has seen, the verify round (workflow.go)
 	out       transcript    // what the turn says: blocks, model messages, outcome (transcript.go)
 	hold      *quota.Hold   // the open quota reservation (quota.go)
 	user      store.Message // the user message stored by the first write
@@ -98,6 +99,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 		t.tools.empty(e)
 	}
 	t.prompt.screened(&t.in, e.cfg.MaxPageContextBytes)
+	t.flow.start(e, adm.past, t.in.forModel())
 	if err := t.write(ctx); err != nil {
 		return nil, err
 	}

@@ -55,6 +55,12 @@
 // Declare the strongest effect a tool can have; the gate is enforced in Go,
 // whatever the model is told.
 //
+// Spec.IDArgs names the arguments that hold ids of the host's objects
+// ("note_id", or a JSON Pointer such as "/target/id"); [IDsAt] reads them.
+// With the Engine's workflow policy on, a Mutate or Destructive call may
+// only name ids the conversation has already seen, and is otherwise
+// answered UNRESOLVED_ID before any proposal.
+//
 // # Errors
 //
 // A tool reports expected failures — not found, wrong state, bad input the

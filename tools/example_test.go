@@ -80,3 +80,18 @@ func ExampleErrorf() {
 	// Output:
 	// {"ok":false,"error":{"code":"NOT_FOUND","message":"no VM named \"web-1\"","hint":"call list_vms to see the names"}}
 }
+
+func ExampleIDsAt() {
+	// A tool declares where its arguments hold ids: Spec.IDArgs, with names
+	// or JSON Pointers. IDsAt reads them from a call's arguments.
+	spec := tools.Spec{Name: "move_notes", Description: "Moves notes to a folder.", Effect: tools.Mutate,
+		IDArgs: []string{"note_ids", "/to/folder_id"}}
+	args := json.RawMessage(`{"note_ids":["n-1","n-2"],"to":{"folder_id":7}}`)
+	for _, arg := range spec.IDArgs {
+		ids, err := tools.IDsAt(args, arg)
+		fmt.Println(arg, ids, err)
+	}
+	// Output:
+	// note_ids [n-1 n-2] <nil>
+	// /to/folder_id [7] <nil>
+}

@@ -28,8 +28,11 @@ func (s Spec) Schema() json.RawMessage {
 // Validate reports whether s is well formed: Name matches
 // ^[a-zA-Z0-9_-]{1,64}$, Description is not empty, Effect is Read, Mutate,
 // Destructive or empty (Read), Reuse is not negative and is zero unless
-// the tool is a server-side Read tool, and InputSchema, when set, is a JSON
-// object whose "type" is "object". The error wraps [ErrInvalidSpec]. Validate does
+// the tool is a server-side Read tool, InputSchema, when set, is a JSON
+// object whose "type" is "object", and each IDArgs entry is a name or a
+// well-formed JSON Pointer that InputSchema does not rule out (a step into
+// an object schema that allows no other properties than those it lists
+// must name one of them). The error wraps [ErrInvalidSpec]. Validate does
 // not compile the schema; [New] and [NewSet] do.
 func (s Spec) Validate() error {
 	if !nameRE.MatchString(s.Name) {
@@ -50,6 +53,9 @@ func (s Spec) Validate() error {
 		if err := checkObjectSchema(s.InputSchema); err != nil {
 			return fmt.Errorf("%w: tool %q: %v", ErrInvalidSpec, s.Name, err)
 		}
+	}
+	if err := checkIDArgs(s.IDArgs, s.InputSchema); err != nil {
+		return fmt.Errorf("%w: tool %q: %v", ErrInvalidSpec, s.Name, err)
 	}
 	return nil
 }

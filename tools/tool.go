@@ -55,6 +55,14 @@ type Spec struct {
 	// Config.KnowledgeMaxAge, and any such call the user makes meanwhile
 	// makes the result stale.
 	Reuse time.Duration
+	// IDArgs names the arguments that hold ids of the host's objects, for
+	// the Engine's workflow policy (assistant.Config.Workflow): with it on,
+	// a Mutate or Destructive call may only name objects the conversation
+	// has already seen. Each entry is a top-level argument name ("note_id")
+	// or a JSON Pointer into the arguments (RFC 6901: "/target/id"); the
+	// value there is one id (a string or a number) or an array of them. An
+	// argument a call leaves out names nothing. See [IDsAt].
+	IDArgs []string
 }
 
 // NeedsApproval reports whether the tool changes the world.
@@ -95,6 +103,8 @@ const (
 	CodeRateLimited   ErrorCode = "RATE_LIMITED"      // too many calls; retry later
 	CodeLoopDetected  ErrorCode = "LOOP_DETECTED"     // the same call was repeated too often
 	CodeBlocked       ErrorCode = "BLOCKED"           // a guard refused the arguments
+	CodeUnresolvedID  ErrorCode = "UNRESOLVED_ID"     // an id argument names nothing the conversation has seen; find it first
+	CodeVerifyFirst   ErrorCode = "VERIFY_FIRST"      // a change was made: check it with a read tool before anything else
 	CodeInternal      ErrorCode = "INTERNAL"          // the tool failed; details are logged, not shown
 )
 

@@ -39,6 +39,7 @@ func New[In any](spec Spec, fn func(ctx context.Context, call Call, in In) (Resu
 		spec.InputSchema = slices.Clone(spec.InputSchema)
 	}
 	spec.Pages = slices.Clone(spec.Pages)
+	spec.IDArgs = slices.Clone(spec.IDArgs)
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
