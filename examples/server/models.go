@@ -189,14 +189,17 @@ func newModels(s settings, log *slog.Logger) models {
 		if l.BaseURL != "" {
 			cfg.BaseURL = l.BaseURL
 		}
-		cfg.APIKey, cfg.MaxRetries = string(l.APIKey), 2
+		// No retries in the provider: the Engine retries a failed call
+		// (Config.ModelRetries, within ModelRetryWait, showing the user
+		// that it waits). Two layers would multiply the calls.
+		cfg.APIKey = string(l.APIKey)
 		log.Info("using an OpenAI-compatible model", "connection", l.connection(), "preset", l.Preset,
 			"base_url", cmp.Or(cfg.BaseURL, openai.OpenAIBaseURL), "model", l.Model, "models", l.Models)
 		conns = append(conns, assistant.Connection{Name: l.connection(), Provider: openai.New(cfg), Model: l.Model, Models: l.Models})
 	}
 	if a := s.Anthropic; a.enabled() {
 		log.Info("using Anthropic", "connection", "anthropic", "base_url", cmp.Or(a.BaseURL, anthropic.DefaultBaseURL), "model", a.Model, "models", a.Models)
-		p := anthropic.New(anthropic.Config{BaseURL: a.BaseURL, APIKey: string(a.APIKey), Model: a.Model, MaxRetries: 2})
+		p := anthropic.New(anthropic.Config{BaseURL: a.BaseURL, APIKey: string(a.APIKey), Model: a.Model})
 		conns = append(conns, assistant.Connection{Name: "anthropic", Provider: p, Model: a.Model, Models: a.Models,
 			ModelFamily: assistant.ModelFamilyAnthropic})
 	}

@@ -69,6 +69,9 @@
 //
 // Retries are off unless Config.MaxRetries is set, and only ever repeat the
 // opening request, before any token has been delivered.
+// Under an assistant.Engine leave them off: the Engine retries a failed call
+// itself (Config.ModelRetries, within ModelRetryWait, telling the user it
+// waits), and retries in both layers multiply the calls.
 //
 // # Concurrency
 //
