@@ -16,7 +16,9 @@
 // then the guard. With Config.TopicScope, a message the user types is
 // classified by a cheap model call before the main one, and a clearly
 // off-topic one gets Config.TopicRefusal instead (FinishOffTopic); the
-// filter fails open. A turn's output is capped (Config.MaxTurnOutputTokens,
+// filter fails open. While a turn has made no change, a sentence in which
+// the model claims one ("I have deleted note 1.") is withheld and the user
+// is told nothing was changed (AuditClaimWithheld). A turn's output is capped (Config.MaxTurnOutputTokens,
 // MaxTurnOutputBytes: FinishLength). Cancel, a newer message or
 // TurnTimeout stop a turn: the stream ends at once and the partial reply is
 // stored with its final status; the model's stream is drained for usage.
@@ -50,6 +52,9 @@
 //	                 change on an id the thread never saw, and checks a change made
 //	transcript.go    transcript: the only writer of what the turn says (blocks, model
 //	                 messages, usage, finish, error, the output cap)
+//	claims.go        claims: the prose held a sentence at a time while the turn has
+//	                 made no change, the claims of a change withheld, and the note
+//	                 that nothing was changed (Config.DisableClaimCheck)
 //	conn.go          conn: the connection's settings and the one request builder
 //	stream.go        stream: the one place a model is called (turns, summaries, titles,
 //	                 topic verdicts)
