@@ -34,7 +34,7 @@ func (h *Handler) jsonBody(next http.HandlerFunc) http.HandlerFunc {
 		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" || !isUTF8Charset(params["charset"]) {
 			h.cfg.Logger.Debug("httpapi: unsupported media type", "path", r.URL.Path, "content_type", clip(r.Header.Get("Content-Type"), maxEchoBytes))
-			h.writeErrorStatus(w, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+			h.refuse(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
 				"The request body must be JSON, sent with Content-Type: application/json.")
 			return
 		}
@@ -95,7 +95,7 @@ var errTrailingData = errors.New("trailing data after the JSON body")
 
 func (h *Handler) tooLarge(w http.ResponseWriter, r *http.Request) {
 	h.cfg.Logger.Debug("httpapi: body too large", "path", r.URL.Path, "limit", h.cfg.MaxBodyBytes)
-	h.writeErrorStatus(w, http.StatusRequestEntityTooLarge, assistant.CodeTooLarge,
+	h.refuse(w, r, http.StatusRequestEntityTooLarge, assistant.CodeTooLarge,
 		fmt.Sprintf("The request body is larger than %d bytes.", h.cfg.MaxBodyBytes))
 }
 

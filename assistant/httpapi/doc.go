@@ -159,7 +159,11 @@
 // # Errors
 //
 // Every error is {"error": {"code", "message"}} with a status from StatusOf,
-// the one mapping from assistant error codes; the Handler adds 405
+// the one mapping from assistant error codes, except on the routes the AI
+// SDK's chat transport calls (POST /api/chat/ui and GET
+// /api/chat/ui/{id}/stream): there every refusal, 401, 403, 413 and 415
+// included, is the message alone as text/plain, since that client throws a
+// failed response's text as the error useChat shows. The Handler adds 405
 // method_not_allowed (with an Allow header listing the path's methods) and
 // 415 unsupported_media_type. A 400 names what is
 // wrong: the field and the type it needs, the unknown field, the byte where

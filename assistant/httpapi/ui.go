@@ -91,7 +91,7 @@ func (h *Handler) decodeUI(w http.ResponseWriter, r *http.Request) (uiRequest, b
 	var req uiRequest
 	limit := h.cfg.MaxBodyBytes * uiBodyFactor
 	tooLarge := func() {
-		uiRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", limit))
+		h.refuse(w, r, http.StatusRequestEntityTooLarge, assistant.CodeTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", limit))
 	}
 	if r.ContentLength > limit {
 		tooLarge()
@@ -104,25 +104,10 @@ func (h *Handler) decodeUI(w http.ResponseWriter, r *http.Request) (uiRequest, b
 		return req, false
 	}
 	if err != nil {
-		uiRefuse(w, http.StatusBadRequest, "The request is not valid: "+err.Error()+".")
+		h.invalid(w, r, err.Error())
 		return req, false
 	}
 	return req, true
-}
-
-// uiRefuse answers a refusal of the useChat route: useChat shows a failed
-// response's text as its error.
-func uiRefuse(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, msg)
-}
-
-// uiFail answers err as a refusal of the useChat route.
-func (h *Handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
-	code, msg := h.safeError(r, err)
-	uiRefuse(w, StatusOf(code), msg)
 }
 
 // uiDecodeErr words a decoding error, naming the key it was in.
@@ -222,7 +207,7 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	if !ok {
 		return
 	}
-	bad := func(what string) { uiRefuse(w, http.StatusBadRequest, "The request is not valid: "+what+".") }
+	bad := func(what string) { h.invalid(w, r, what) }
 	switch {
 	case body.ID == "":
 		bad("id is required: the chat id")
@@ -239,7 +224,7 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	}
 	plan, err := h.uiPlan(r, u, body)
 	if err != nil {
-		h.uiFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	h.serveUI(w, r, u, body.ID, plan)
@@ -522,7 +507,8 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 		for b := range h.eng.Stream(ctx, u, req) {
 			if !started {
 				if b.Kind == blocks.Error {
-					uiRefuse(w, StatusOf(assistant.ErrorCode(b.ErrorCode)), b.Content)
+					code := assistant.ErrorCode(b.ErrorCode)
+					h.refuse(w, r, StatusOf(code), code, b.Content)
 					return
 				}
 				begin()

@@ -440,3 +440,46 @@ func TestUIAutoApproveRunsTheToolWithoutARequest(t *testing.T) {
 		}
 	}
 }
+
+// The AI SDK's DefaultChatTransport throws a failed response's text as its
+// error, which useChat shows: every refusal on the routes it calls is a
+// sentence as text, those of the middleware (401, 403, 415) included,
+// while the other routes keep the JSON shape.
+func TestUITransportRefusalsAreSentences(t *testing.T) {
+	h := newHarness(t, fake.New())
+	body := uiBody(t, "c", "submit-message", "", userMsg("u1", "hi"))
+	jsonType := map[string]string{"Content-Type": "application/json"}
+	for _, c := range []struct {
+		name, method, path, body string
+		hdr                      map[string]string
+		status                   int
+		want                     string
+	}{
+		{"401", "POST", "/api/chat/ui", body, jsonType, http.StatusUnauthorized, "Please sign in"},
+		{"401 on resume", "GET", "/api/chat/ui/c/stream", "", nil, http.StatusUnauthorized, "Please sign in"},
+		{"415", "POST", "/api/chat/ui", body, map[string]string{"X-User": "alice", "Content-Type": "text/plain"}, http.StatusUnsupportedMediaType, "must be JSON"},
+		{"413", "POST", "/api/chat/ui", `{"id":"c","page_context":"` + strings.Repeat("x", 9<<20) + `"}`,
+			map[string]string{"X-User": "alice", "Content-Type": "application/json"}, http.StatusRequestEntityTooLarge, "larger than"},
+		{"403 cross-site", "POST", "/api/chat/ui", body,
+			map[string]string{"X-User": "alice", "Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden, "cross-origin request was refused"},
+		{"400 NUL in the resume path", "GET", "/api/chat/ui/a%00b/stream", "", map[string]string{"X-User": "alice"}, http.StatusBadRequest, "NUL"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msg := wantUIRefusal(t, h.send(c.method, c.path, c.body, c.hdr), c.status, c.want)
+			if !strings.HasSuffix(msg, ".") || strings.ContainsAny(msg, "{}") {
+				t.Errorf("%q is not a sentence", msg)
+			}
+		})
+	}
+	for _, path := range []string{"/api/chat/stream", "/api/chat/threads"} {
+		resp := h.send("POST", path, `{}`, jsonType)
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var e struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		if err := json.Unmarshal(raw, &e); err != nil || resp.StatusCode != http.StatusUnauthorized || e.Error.Code != "unauthenticated" {
+			t.Errorf("%s without a user: %d %s, want the JSON shape", path, resp.StatusCode, raw)
+		}
+	}
+}
