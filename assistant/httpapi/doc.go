@@ -130,7 +130,10 @@
 // UTF-8); anything else, a form post or text/plain included, is 415
 // unsupported_media_type. A request without a body (a DELETE, a cancel, a
 // new thread, an activation) needs no Content-Type. A body is at most Config.MaxBodyBytes (DefaultMaxBodyBytes,
-// 512 KiB): a larger one is 413 before it is read past the limit. Unknown
+// 512 KiB): a larger one is 413 before it is read past the limit. The AI
+// SDK route takes up to 16 times that (useChat sends the whole
+// conversation) but holds one field or message at a time, each bounded by
+// MaxBodyBytes alike and refused with 413 once read past it. Unknown
 // JSON fields are refused, and so is a U+0000 in any field, the path
 // included.
 //

@@ -29,6 +29,9 @@ type Config struct {
 	Authenticate func(*http.Request) (parley.User, error)
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes). A
 	// larger body is refused with 413 before it is decoded past the limit.
+	// The AI SDK route reads up to 16 times as much, the whole
+	// conversation, but each field and message in it is bounded by
+	// MaxBodyBytes alike.
 	// The message limit itself is the Engine's
 	// (assistant.Config.MaxMessageBytes).
 	MaxBodyBytes int64

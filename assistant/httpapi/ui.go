@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -82,25 +81,21 @@ type uiPart struct {
 
 // uiBodyFactor is how much larger than MaxBodyBytes a useChat body may be:
 // the client sends the whole conversation, of which only the last message
-// is kept, one message in memory at a time.
+// is kept. Each field and each message is held one at a time, and is
+// bounded like a whole body of the other routes (see Handler.body).
 const uiBodyFactor = 16
 
 // decodeUI reads a useChat body. On failure it has answered the request,
 // as every refusal of this route, with a status and the message as text.
 func (h *Handler) decodeUI(w http.ResponseWriter, r *http.Request) (uiRequest, bool) {
 	var req uiRequest
-	limit := h.cfg.MaxBodyBytes * uiBodyFactor
-	tooLarge := func() {
-		h.refuse(w, r, http.StatusRequestEntityTooLarge, assistant.CodeTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", limit))
-	}
-	if r.ContentLength > limit {
-		tooLarge()
+	body, ok := h.body(w, r, h.cfg.MaxBodyBytes*uiBodyFactor)
+	if !ok {
 		return req, false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	err := decodeUIBody(json.NewDecoder(r.Body), &req)
-	if _, over := errors.AsType[*http.MaxBytesError](err); over {
-		tooLarge()
+	dec := json.NewDecoder(body)
+	err := decodeUIBody(dec, func() { body.next(dec.Buffered()) }, &req)
+	if h.overLimit(w, r, body) {
 		return req, false
 	}
 	if err != nil {
@@ -124,14 +119,17 @@ func uiDecodeErr(key string, err error) error {
 	return errors.New(describeJSONError(err))
 }
 
-// decodeUIBody reads the body key by key, the messages one at a time.
-func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
+// decodeUIBody reads the body key by key, the messages one at a time,
+// calling next before each key and each message: the bound on what is held
+// at once is per key and per message.
+func decodeUIBody(dec *json.Decoder, next func(), req *uiRequest) error {
 	if tok, err := dec.Token(); err != nil {
 		return errors.New(describeJSONError(err))
 	} else if tok != json.Delim('{') {
 		return errors.New("the body must be a JSON object")
 	}
 	for dec.More() {
+		next()
 		tok, err := dec.Token()
 		if err != nil {
 			return uiDecodeErr("body", err)
@@ -158,7 +156,7 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 		case "auto_approve", "autoApprove":
 			dst = &req.AutoApprove
 		case "messages":
-			if err := decodeMessages(dec, req); err != nil {
+			if err := decodeMessages(dec, next, req); err != nil {
 				return err
 			}
 			continue
@@ -179,13 +177,14 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 	return nil
 }
 
-func decodeMessages(dec *json.Decoder, req *uiRequest) error {
+func decodeMessages(dec *json.Decoder, next func(), req *uiRequest) error {
 	if tok, err := dec.Token(); err != nil {
 		return errors.New(describeJSONError(err))
 	} else if tok != json.Delim('[') {
 		return errors.New("messages must be an array")
 	}
 	for dec.More() {
+		next()
 		var m uiMessage
 		if err := dec.Decode(&m); err != nil {
 			return errors.New("messages: " + uiDecodeErr("message", err).Error())
