@@ -3,7 +3,6 @@ package assistant
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,12 +50,12 @@ func (e *Engine) admit(ctx context.Context, u parley.User, req Request) (admissi
 		return admission{}, err
 	}
 	if req.ThreadID != "" {
-		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
+		th, fresh, err := e.threadToWrite(ctx, u, &adm.req)
 		switch {
-		case req.CreateThread && errors.Is(err, ErrNotFound):
-			adm.fresh = true // the write creates it with this id
 		case err != nil:
 			return admission{}, err
+		case fresh:
+			adm.fresh = true // a new chat: the write creates it under adm.req.ThreadID
 		default:
 			if adm.prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
 				return admission{}, e.storeErr("load history", err)
@@ -112,8 +111,8 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("an edit or a regeneration needs the thread id and no decision, tool results or form answers")
 	case req.CreateThread && (req.ThreadID == "" || conts > 0 || req.Replaces != "" || req.Regenerate):
 		return invalid("create_thread needs the thread id of a first message")
-	case req.CreateThread && !validID(req.ThreadID):
-		return invalid("the thread id must be at most 128 bytes of UTF-8")
+	case req.CreateThread && !validChatID(req.ThreadID):
+		return errChatID("validate")
 	case req.Replaces != "" && req.Regenerate:
 		return invalid("send replaces or regenerate, not both")
 	case req.Regenerate && req.Message != "":

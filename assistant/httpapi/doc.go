@@ -35,11 +35,15 @@
 //	                                "model"?, "settings"? as in /api/chat/stream: top-level
 //	                                keys a client adds with the body option of useChat or
 //	                                sendMessage} -> its UI message stream (text/event-stream,
-//	                                v1): the chat id names the thread; only the last message is
+//	                                v1): the chat id names the user's own thread (1 to 128
+//	                                ASCII letters, digits, '-' and '_'; else 400), stored under
+//	                                an id of its own, so another user's chat or thread of that
+//	                                id answers as one never used; only the last message is
 //	                                read (see ui.go); refusals before the stream are a status
 //	                                with the safe message as text/plain. The start chunk's
-//	                                messageMetadata carries threadId, messageId, userMessageId,
-//	                                title, connection and model
+//	                                messageMetadata carries threadId (the stored id; the chat
+//	                                id names the thread on every route too), messageId,
+//	                                userMessageId, title, connection and model
 //	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance, replayed
 //	                                from its start, or 204
 //	GET    /api/chat/ui/{id}        -> {"messages": [...]}: the thread as useChat's initial

@@ -21,13 +21,15 @@ import (
 // The AI SDK route: POST /api/chat/ui speaks the Vercel AI SDK's UI
 // message stream, so useChat({api: '/api/chat/ui'}) works against the
 // Engine. The request is the body useChat sends ({id, messages, trigger,
-// messageId}); the chat id names the thread. Only the last message is
-// read: the thread's stored state is the truth, never the client's copy of
-// the history.
+// messageId}); the chat id names the user's thread (assistant.Request's
+// CreateThread: the user's own, stored under an id of its own, which the
+// start chunk's metadata names). Only the last message is read: the
+// thread's stored state is the truth, never the client's copy of the
+// history.
 //
-//   - A user message starts a turn (a new thread under the chat id if
-//     there is none). With messageId, it replaces that stored user message
-//     (an edit).
+//   - A user message starts a turn (a new thread for the chat if there is
+//     none). With messageId, it replaces that stored user message (an
+//     edit).
 //   - trigger regenerate-message answers the last user message again.
 //   - An assistant message continues the turn that ended waiting on the
 //     user: each tool part in state approval-responded decides its confirm
@@ -240,6 +242,9 @@ type uiPlanned struct {
 	// ends the stream, so the client's automatic resend stops.
 	settled []blocks.Block
 	note    string
+	// threadID is the chat's thread, once the plan has resolved it: ""
+	// for a new message, whose thread the Engine resolves or creates.
+	threadID string
 }
 
 // uiPlan turns the body into the Engine requests it stands for.
@@ -254,47 +259,45 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlan
 		return plan, nil
 	}
 	switch {
+	case body.Trigger == "submit-message" && last.Role == "user" && body.MessageID == "":
+		// A new message: the Engine resolves the chat id, and creates the
+		// chat's thread if it has none.
+		base.Message, base.CreateThread = uiText(last), true
+		return one(base)
+	case last.Role != "user" && last.Role != "assistant":
+		return plan, invalidUI("the last message must be the user's or the assistant's")
+	}
+	// Everything else acts on the chat's thread, which must exist. Only
+	// its owner may act on it; nothing is read for anyone else.
+	th, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
+	if err != nil {
+		return plan, err
+	}
+	base.ThreadID, plan.threadID = th.ID, th.ID
+	switch {
 	case body.Trigger == "regenerate-message" && body.MessageID == "":
 		base.Regenerate = true
 		return one(base)
 	case body.Trigger == "regenerate-message":
 		// An earlier answer: the user message before it is asked again.
-		_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
-		if err != nil {
-			return plan, err
-		}
 		q, ok := questionOf(msgs, body.MessageID)
 		if !ok {
 			return plan, uiNotFound("That answer does not exist.")
 		}
 		base.Replaces, base.Message = q.ID, q.Content
 		return one(base)
-	case last.Role == "user" && body.MessageID == "":
-		base.Message, base.CreateThread = uiText(last), true
-		return one(base)
 	case last.Role == "user":
 		// An edit: the client names its own id for the message, which is
 		// the stored id when it loaded the thread, else only its position.
-		_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
-		if err != nil {
-			return plan, err
-		}
 		id, ok := editedID(msgs, body.MessageID, body.Users)
 		if !ok {
 			return plan, uiNotFound("That message does not exist.")
 		}
 		base.Replaces, base.Message = id, uiText(last)
 		return one(base)
-	case last.Role != "assistant":
-		return plan, invalidUI("the last message must be the user's or the assistant's")
 	}
-	// A continuation: what the client answered in its last message. Only
-	// the thread's owner may continue it; nothing is read for anyone else.
-	_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
-	if err != nil {
-		return plan, err
-	}
-	ps, err := h.eng.Proposals(ctx, u, body.ID)
+	// A continuation: what the client answered in its last message.
+	ps, err := h.eng.Proposals(ctx, u, th.ID)
 	if err != nil {
 		return plan, err
 	}
@@ -494,7 +497,7 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 	}
 	if len(plan.reqs) == 0 {
 		_ = enc.Block(blocks.Block{Kind: blocks.Markdown, Content: plan.note})
-		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: blocks.FinishStop}})
+		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: plan.threadID, Finish: blocks.FinishStop}})
 	}
 	ctx := r.Context()
 	for i, req := range plan.reqs {

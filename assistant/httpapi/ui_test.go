@@ -105,7 +105,11 @@ func TestUIPlainAnswerStartsAThreadUnderTheChatID(t *testing.T) {
 	if start.str("type") != "start" || start.str("messageId") == "" {
 		t.Fatalf("first chunk %v", start)
 	}
-	if md, _ := start["messageMetadata"].(map[string]any); md["threadId"] != "chat-1" {
+	// The chat is stored under an id of alice's own, which the metadata
+	// names; the chat id names it too.
+	md, _ := start["messageMetadata"].(map[string]any)
+	stored, _ := md["threadId"].(string)
+	if stored == "" {
 		t.Errorf("start metadata %v", start["messageMetadata"])
 	}
 	if uiText(cs) != "Hello **there**." {
@@ -116,8 +120,8 @@ func TestUIPlainAnswerStartsAThreadUnderTheChatID(t *testing.T) {
 		t.Errorf("finish %v", fin)
 	}
 	th := h.getThread("alice", "chat-1")
-	if len(th.Messages) != 2 || th.Messages[1].ID != start.str("messageId") {
-		t.Errorf("stored %+v; the stream's message id %q", th.Messages, start.str("messageId"))
+	if th.Thread.ID != stored || len(th.Messages) != 2 || th.Messages[1].ID != start.str("messageId") {
+		t.Errorf("stored %+v in %q; the stream's message id %q in %q", th.Messages, th.Thread.ID, start.str("messageId"), stored)
 	}
 	// The same chat id continues the thread; the client's history is not read.
 	model.Append(fake.Turn{fake.Text("Again.")})
@@ -133,12 +137,81 @@ func TestUIPlainAnswerStartsAThreadUnderTheChatID(t *testing.T) {
 	if strings.Join(users, "|") != "hi|more" {
 		t.Errorf("the model saw %q: the client's copy of the history was used", users)
 	}
-	// Another user cannot take the chat id.
-	resp := h.do("POST", "/api/chat/ui", "bob", uiBody(t, "chat-1", "submit-message", "", userMsg("u1", "mine")))
-	if resp.StatusCode != http.StatusConflict {
-		t.Errorf("bob on alice's chat id: %d", resp.StatusCode)
+}
+
+// Chat ids are each user's own: reading alice's chat id, or her chat's
+// stored id, by the AI SDK route, the thread route or the NDJSON route,
+// answers bob exactly as an id never used does (404); posting either gets
+// him what a chat id never used gets (a chat of his own, 200), never a
+// conflict that tells hers exists, and her thread is left as it was. A
+// chat id is letters, digits, '-' and '_', which the resume URL carries as
+// is: any other is a 400 that says so.
+func TestUIChatIDsAreScopedPerUser(t *testing.T) {
+	model := fake.New()
+	model.SetDefault(fake.Turn{fake.Text("ok")})
+	h := newHarness(t, model)
+	cs := readUI(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, "chat-1", "submit-message", "", userMsg("u1", "alice's"))))
+	md, _ := cs[0]["messageMetadata"].(map[string]any)
+	alices, _ := md["threadId"].(string)
+	before := h.getThread("alice", "chat-1")
+
+	answer := func(method, path, body string) string {
+		t.Helper()
+		resp := h.do(method, path, "bob", body)
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return fmt.Sprint(resp.StatusCode, " ", resp.Header.Get("Content-Type"), " ", string(raw))
 	}
-	resp.Body.Close()
+	reads := []struct{ method, path, body string }{
+		{"GET", "/api/chat/ui/%s", ""},
+		{"GET", "/api/chat/threads/%s", ""},
+		{"POST", "/api/chat/threads/%s/cancel", ""},
+		{"POST", "/api/chat/stream", `{"thread_id":"%s","message":"hi"}`},
+		{"POST", "/api/chat/ui", `{"id":"%s","trigger":"regenerate-message","messages":[{"id":"u","role":"user","parts":[]}]}`},
+	}
+	for _, r := range reads {
+		fill := func(s, id string) string { return strings.ReplaceAll(s, "%s", id) }
+		unknown := answer(r.method, fill(r.path, "never-used"), fill(r.body, "never-used"))
+		if !strings.HasPrefix(unknown, "404 ") {
+			t.Errorf("%s %s on an id never used: %s", r.method, r.path, unknown)
+		}
+		for _, id := range []string{"chat-1", alices} {
+			if got := answer(r.method, fill(r.path, id), fill(r.body, id)); got != unknown {
+				t.Errorf("%s %s on alice's %q: %s\nwant what an id never used gets: %s", r.method, r.path, id, got, unknown)
+			}
+		}
+	}
+
+	post := func(id string) string {
+		t.Helper()
+		cs := readUI(t, h.do("POST", "/api/chat/ui", "bob", uiBody(t, id, "submit-message", "", userMsg("u1", "bob's"))))
+		var types []string
+		for _, c := range cs {
+			types = append(types, c.str("type"))
+		}
+		if md, _ := cs[0]["messageMetadata"].(map[string]any); md["threadId"] == alices {
+			t.Errorf("bob's chat %q is alice's thread", id)
+		}
+		return strings.Join(types, " ")
+	}
+	fresh := post("never-used")
+	for _, id := range []string{"chat-1", alices} {
+		if got := post(id); got != fresh {
+			t.Errorf("bob posting alice's %q: %s\nwant what a chat id never used gets: %s", id, got, fresh)
+		}
+	}
+	after := h.getThread("alice", "chat-1")
+	if after.Thread.ID != alices || len(after.Messages) != len(before.Messages) || after.Messages[0].Content != "alice's" {
+		t.Errorf("alice's thread changed after bob's chats: %+v", after)
+	}
+	if th := h.getThread("bob", "chat-1"); th.Thread.ID == alices || len(th.Messages) != 2 || th.Messages[0].Content != "bob's" {
+		t.Errorf("bob's chat-1: %+v", th)
+	}
+
+	for _, id := range []string{"a/b?c#d%e", "../x", "a b", "é", strings.Repeat("x", assistant.MaxChatIDBytes+1)} {
+		wantUIRefusal(t, h.do("POST", "/api/chat/ui", "alice", uiBody(t, id, "submit-message", "", userMsg("u1", "hi"))),
+			http.StatusBadRequest, "the chat id must be 1 to 128 characters, each an ASCII letter, a digit, '-' or '_'")
+	}
 }
 
 func TestUIApprovalAppliedDeniedAndRepeated(t *testing.T) {
