@@ -121,6 +121,11 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("a continuation needs the thread id")
 	case req.Decision != nil && req.Message != "":
 		return invalid("a decision carries no message")
+	case req.Decision != nil && len(req.Decision.Reason) > MaxDecisionReasonBytes:
+		return &Error{Code: CodeTooLarge, Op: "validate", Err: fmt.Errorf("decision reason is %d bytes", len(req.Decision.Reason)),
+			Message: fmt.Sprintf("The reason is too long: at most %d bytes.", MaxDecisionReasonBytes)}
+	case req.Decision != nil && !utf8.ValidString(req.Decision.Reason):
+		return invalid("the decision reason is not valid UTF-8")
 	case len(req.Entities) > MaxEntities:
 		return invalid(fmt.Sprintf("at most %d entities", MaxEntities))
 	case slices.ContainsFunc(req.Entities, func(r EntityRef) bool { return !validRef(r) }):
@@ -159,7 +164,8 @@ func nulField(req *Request) error {
 		{"replaces", req.Replaces},
 	}
 	if req.Decision != nil {
-		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token})
+		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token},
+			struct{ name, value string }{"decision reason", req.Decision.Reason})
 	}
 	for _, r := range req.ToolResults {
 		fields = append(fields, struct{ name, value string }{"tool result id", r.ID})

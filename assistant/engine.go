@@ -129,7 +129,17 @@ type Request struct {
 type Decision struct {
 	Token string // the confirm block's ID
 	Apply bool   // true: run the tool; false: decline
+	// Reason is why the user declines, in their words (at most
+	// MaxDecisionReasonBytes; an apply ignores it). The input guard
+	// screens it like a message: a blocked reason is dropped, a redacted
+	// one kept redacted. The model reads it with the declined call's
+	// result, and the result block keeps it in Data ({"reason"}), so a
+	// reloaded card still shows it.
+	Reason string
 }
+
+// MaxDecisionReasonBytes bounds Decision.Reason.
+const MaxDecisionReasonBytes = 1 << 10
 
 // ToolResult is the output of one client-side tool call.
 type ToolResult struct {

@@ -356,11 +356,13 @@ type StreamRequest struct {
 	Settings *assistant.Settings `json:"settings,omitempty"`
 }
 
-// DecisionBody applies or declines a confirm card: {"token", "apply"}.
-// apply is required, so a missing key never reads as a decline.
+// DecisionBody applies or declines a confirm card: {"token", "apply",
+// "reason"?}. apply is required, so a missing key never reads as a
+// decline; reason is why the user declines (see assistant.Decision).
 type DecisionBody struct {
-	Token string `json:"token"`
-	Apply *bool  `json:"apply"`
+	Token  string `json:"token"`
+	Apply  *bool  `json:"apply"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // ToolResultBody is one client-side tool's output: {"id", "output"}.
@@ -389,7 +391,7 @@ func (req *StreamRequest) request() (assistant.Request, error) {
 		if d.Apply == nil {
 			return out, errors.New(`decision needs "apply": true or false`)
 		}
-		out.Decision = &assistant.Decision{Token: d.Token, Apply: *d.Apply}
+		out.Decision = &assistant.Decision{Token: d.Token, Apply: *d.Apply, Reason: d.Reason}
 	}
 	for _, r := range req.ToolResults {
 		out.ToolResults = append(out.ToolResults, assistant.ToolResult{ID: r.ID, Output: r.Output})

@@ -78,6 +78,7 @@ type uiPart struct {
 	Approval   *struct {
 		ID       string `json:"id"`
 		Approved *bool  `json:"approved"`
+		Reason   string `json:"reason"` // why a decline, as addToolApprovalResponse takes it
 	} `json:"approval"`
 }
 
@@ -319,7 +320,7 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlan
 			card, known := cards[p.Approval.ID]
 			if known && card.Status == store.ProposalPending {
 				d := base
-				d.Decision = &assistant.Decision{Token: p.Approval.ID, Apply: *p.Approval.Approved}
+				d.Decision = &assistant.Decision{Token: p.Approval.ID, Apply: *p.Approval.Approved, Reason: p.Approval.Reason}
 				decisions = append(decisions, d)
 				continue
 			}

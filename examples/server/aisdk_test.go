@@ -48,6 +48,7 @@ type sdkMessage struct {
 		Approval   *struct {
 			ID       string `json:"id"`
 			Approved *bool  `json:"approved"`
+			Reason   string `json:"reason"`
 		} `json:"approval"`
 	} `json:"parts"`
 }
@@ -65,6 +66,9 @@ func shape(ms []sdkMessage) string {
 			b.WriteString(" [" + p.Type + " " + p.State + " " + strings.TrimSpace(p.Text))
 			if p.Approval != nil && p.Approval.Approved != nil {
 				b.WriteString(fmt.Sprint(" approved=", *p.Approval.Approved))
+				if p.Approval.Reason != "" {
+					b.WriteString(" reason=" + p.Approval.Reason)
+				}
 			}
 			b.WriteString("]")
 		}
@@ -215,6 +219,11 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 			}
 			if got := r.toolState("add_note"); got != sc.state {
 				t.Errorf("add_note part %q, want %q", got, sc.state)
+			}
+			// The decline's reason is on the stored part too (shape
+			// compares it), after a reload as live.
+			if sc.name == "deny" && !strings.Contains(shape(r.Stored), "reason=Not that note.") {
+				t.Errorf("the decline's reason is lost on a reload:\n%s", shape(r.Stored))
 			}
 			r.sameAfterReload(t)
 			if len(r.Requests) != 2 || r.Requests[1].Body["messageId"] != r.Messages[1].ID {
