@@ -3,7 +3,6 @@ package assistant
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -51,12 +50,12 @@ func (e *Engine) admit(ctx context.Context, u parley.User, req Request) (admissi
 		return admission{}, err
 	}
 	if req.ThreadID != "" {
-		th, err := e.thread(ctx, u, req.ThreadID, WriteThread)
+		th, fresh, err := e.threadToWrite(ctx, u, &adm.req)
 		switch {
-		case req.CreateThread && errors.Is(err, ErrNotFound):
-			adm.fresh = true // the write creates it with this id
 		case err != nil:
 			return admission{}, err
+		case fresh:
+			adm.fresh = true // a new chat: the write creates it under adm.req.ThreadID
 		default:
 			if adm.prior, err = e.cfg.Store.ListMessages(ctx, th.ID); err != nil {
 				return admission{}, e.storeErr("load history", err)
@@ -119,8 +118,8 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("an edit or a regeneration needs the thread id and no decision, tool results or form answers")
 	case req.CreateThread && (req.ThreadID == "" || conts > 0 || req.Replaces != "" || req.Regenerate):
 		return invalid("create_thread needs the thread id of a first message")
-	case req.CreateThread && !validID(req.ThreadID):
-		return invalid("the thread id must be at most 128 bytes of UTF-8")
+	case req.CreateThread && !validChatID(req.ThreadID):
+		return errChatID("validate")
 	case req.Replaces != "" && req.Regenerate:
 		return invalid("send replaces or regenerate, not both")
 	case req.Regenerate && req.Message != "":
@@ -129,6 +128,11 @@ func (e *Engine) validateRequest(req *Request) error {
 		return invalid("a continuation needs the thread id")
 	case req.Decision != nil && req.Message != "":
 		return invalid("a decision carries no message")
+	case req.Decision != nil && len(req.Decision.Reason) > MaxDecisionReasonBytes:
+		return &Error{Code: CodeTooLarge, Op: "validate", Err: fmt.Errorf("decision reason is %d bytes", len(req.Decision.Reason)),
+			Message: fmt.Sprintf("The reason is too long: at most %d bytes.", MaxDecisionReasonBytes)}
+	case req.Decision != nil && !utf8.ValidString(req.Decision.Reason):
+		return invalid("the decision reason is not valid UTF-8")
 	case len(req.Entities) > MaxEntities:
 		return invalid(fmt.Sprintf("at most %d entities", MaxEntities))
 	case slices.ContainsFunc(req.Entities, func(r EntityRef) bool { return !validRef(r) }):
@@ -167,7 +171,8 @@ func nulField(req *Request) error {
 		{"replaces", req.Replaces},
 	}
 	if req.Decision != nil {
-		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token})
+		fields = append(fields, struct{ name, value string }{"decision token", req.Decision.Token},
+			struct{ name, value string }{"decision reason", req.Decision.Reason})
 	}
 	for _, r := range req.ToolResults {
 		fields = append(fields, struct{ name, value string }{"tool result id", r.ID})

@@ -26,16 +26,17 @@ var (
 // needs the right to write the thread (its owner); a thread with no running
 // turn is cancelled harmlessly, and the next message clears the request.
 func (e *Engine) Cancel(ctx context.Context, u parley.User, threadID string) error {
-	if _, err := e.thread(ctx, u, threadID, WriteThread); err != nil {
+	t, err := e.thread(ctx, u, threadID, WriteThread)
+	if err != nil {
 		return err
 	}
-	if err := e.cfg.Store.RequestCancel(ctx, threadID, e.cfg.Now()); err != nil {
+	if err := e.cfg.Store.RequestCancel(ctx, t.ID, e.cfg.Now()); err != nil {
 		return e.storeErr("request cancel", err)
 	}
 	// A turn running here has stored its partial reply, cancelled, by the
 	// time Cancel returns, so a reload right after Stop shows it. If ctx
 	// ends first, the cancel itself is still recorded.
-	_ = e.live.stopWait(ctx, threadID, errCancelRequested)
+	_ = e.live.stopWait(ctx, t.ID, errCancelRequested)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/tools"
@@ -23,6 +24,7 @@ import (
 type continuation struct {
 	decision    *store.Proposal      // a decision turn: the proposal decided
 	decided     store.ProposalStatus // applied or declined
+	reason      string               // why the user declines, as they sent it (unscreened)
 	tool        offeredTool          // the tool an apply runs
 	applied     bool                 // the applied tool succeeded
 	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
@@ -203,6 +205,7 @@ func (c *continuation) checkDecision(ctx context.Context, e *Engine, u parley.Us
 	}
 	c.decision, c.decided = &p, store.ProposalDeclined
 	if !d.Apply {
+		c.reason = strings.TrimSpace(d.Reason)
 		return nil
 	}
 	c.decided = store.ProposalApplied
@@ -314,11 +317,31 @@ func (c *continuation) decide(ctx context.Context, a *actor) outcome {
 	if c.decided != store.ProposalApplied {
 		r := tools.Fail(tools.CodeDeclined, "The user declined this action. Nothing was changed.")
 		r.Error.Hint = "Acknowledge the decision briefly; do not propose the same action again unless the user asks."
-		return outcome{call: call, result: r, via: "chat", approval: approvalDeclined, audit: true}
+		reason := c.screenedReason(ctx, a.e)
+		if reason != "" {
+			r.Data = map[string]string{"reason": reason}
+			r.Error.Hint = "Acknowledge the decision and the user's reason (data.reason) briefly; do not propose the same action again unless the user asks."
+		}
+		return outcome{call: call, result: r, via: "chat", approval: approvalDeclined, audit: true, reason: reason}
 	}
 	r, took := a.invoke(ctx, c.tool, call, true)
 	c.applied = r.OK
 	return outcome{call: call, result: r, took: took, via: "chat", approval: approvalUser, audit: true, data: true}
+}
+
+// screenedReason is the decline's reason as the model and the store may
+// have it: the input guard screens it as it screens a message. A reason it
+// blocks is dropped (the decline stands); one it redacts is kept redacted.
+func (c *continuation) screenedReason(ctx context.Context, e *Engine) string {
+	if c.reason == "" {
+		return ""
+	}
+	v := e.checkInput(ctx, c.reason)
+	if v.Action >= guard.Block {
+		e.cfg.Logger.Info("assistant: a decline's reason was withheld by the input guard", "categories", v.Categories())
+		return ""
+	}
+	return v.Redacted
 }
 
 // clientAnswer answers the pending client call b with what the client

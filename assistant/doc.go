@@ -72,6 +72,11 @@
 // owner's. SetFeedback rates an answer, one rating per user per message,
 // with a Store that implements store.FeedbackStore.
 //
+// A client may name its conversations (Request.CreateThread, as useChat
+// does): a chat name is the user's own, stored under an id derived from
+// the user and the name, so no user reaches, squats or detects another's.
+// Every method that takes a thread id takes the user's chat name too.
+//
 // # Connections and models
 //
 // Config.Connections names several model connections, each with its own

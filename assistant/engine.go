@@ -60,10 +60,16 @@ func (e *Engine) Wait(ctx context.Context) error { return e.running.wait(ctx) }
 // client-side tools (ToolResults) or an ask_user form (Form). At most one of
 // the three may be set, and each needs ThreadID.
 type Request struct {
-	ThreadID string // "": start a new thread
-	// CreateThread, with ThreadID, starts a thread with that id if it does
-	// not exist yet: for clients that name their conversations, such as the
-	// AI SDK's useChat. An id another user's thread has is CodeConflict.
+	ThreadID string // "": start a new thread; else a thread's id, or a chat name of the user's (see CreateThread)
+	// CreateThread makes ThreadID the client's name for the conversation,
+	// for clients that name their conversations, such as the AI SDK's
+	// useChat: the thread of that id if the user owns one, else the user's
+	// chat of that name, which the first message creates. A chat is stored
+	// under an id derived from the user and the name (the first meta block
+	// and Engine.ChatThreadID tell it), so another user's thread or chat of
+	// the same name is never touched, nor told apart from a name never
+	// used. The name is 1 to MaxChatIDBytes ASCII letters, digits, '-' and
+	// '_' (else CodeInvalidRequest).
 	CreateThread bool
 
 	Message     string // the user's text; required unless a continuation is set; empty with Decision
@@ -123,7 +129,17 @@ type Request struct {
 type Decision struct {
 	Token string // the confirm block's ID
 	Apply bool   // true: run the tool; false: decline
+	// Reason is why the user declines, in their words (at most
+	// MaxDecisionReasonBytes; an apply ignores it). The input guard
+	// screens it like a message: a blocked reason is dropped, a redacted
+	// one kept redacted. The model reads it with the declined call's
+	// result, and the result block keeps it in Data ({"reason"}), so a
+	// reloaded card still shows it.
+	Reason string
 }
+
+// MaxDecisionReasonBytes bounds Decision.Reason.
+const MaxDecisionReasonBytes = 1 << 10
 
 // ToolResult is the output of one client-side tool call.
 type ToolResult struct {

@@ -77,7 +77,7 @@ func (e *Engine) DeleteFeedback(ctx context.Context, u parley.User, threadID, me
 		}
 		return e.storeErr("delete feedback", err)
 	}
-	e.auditFeedback(ctx, u, threadID, m.ID, "", "")
+	e.auditFeedback(ctx, u, m.ThreadID, m.ID, "", "")
 	return nil
 }
 
@@ -95,7 +95,7 @@ func (e *Engine) Feedback(ctx context.Context, u parley.User, threadID string) (
 	if err := e.auditRead(ctx, u, t, "feedback"); err != nil {
 		return nil, err
 	}
-	fb, err := fs.ListFeedback(ctx, threadID)
+	fb, err := fs.ListFeedback(ctx, t.ID)
 	if err != nil {
 		return nil, wrap(CodeInternal, "list feedback", err)
 	}
@@ -110,7 +110,8 @@ func (e *Engine) feedbackTarget(ctx context.Context, u parley.User, threadID, me
 		return nil, store.Message{}, &Error{Code: CodeNotFound, Op: "feedback", Err: errors.New("the Store does not implement store.FeedbackStore"),
 			Message: "Feedback is not enabled."}
 	}
-	if _, err := e.thread(ctx, u, threadID, WriteThread); err != nil {
+	th, err := e.thread(ctx, u, threadID, WriteThread)
+	if err != nil {
 		return nil, store.Message{}, err
 	}
 	notFound := &Error{Code: CodeNotFound, Op: "feedback", Err: store.ErrNotFound, Message: "That message does not exist."}
@@ -118,7 +119,7 @@ func (e *Engine) feedbackTarget(ctx context.Context, u parley.User, threadID, me
 		return nil, store.Message{}, notFound
 	}
 	m, err := e.cfg.Store.GetMessage(ctx, messageID)
-	if errors.Is(err, store.ErrNotFound) || err == nil && (m.ThreadID != threadID || m.Role != store.RoleAssistant) {
+	if errors.Is(err, store.ErrNotFound) || err == nil && (m.ThreadID != th.ID || m.Role != store.RoleAssistant) {
 		return nil, store.Message{}, notFound
 	}
 	if err != nil {

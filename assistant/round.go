@@ -261,6 +261,9 @@ type outcome struct {
 	// data: the result is a tool's (it ran, or a client or the knowledge
 	// gate answered for it), so the model reads it screened as a document.
 	data bool
+	// reason is a declined call's reason, screened: its result block
+	// keeps it in Data, for the card after a reload.
+	reason string
 }
 
 // answer is the one path of a tool outcome: the result the model reads,
@@ -283,6 +286,10 @@ func (t *turn) answer(ctx context.Context, o outcome, emit func(blocks.Block)) {
 		content, withheld = t.screenResult(ctx, c, content, source, budget)
 	}
 	b := resultBlock(c, r)
+	if o.reason != "" {
+		reason, _ := guard.Scrub(o.reason) // as the result's data the model reads
+		b.Data, _ = json.Marshal(map[string]string{"reason": reason})
+	}
 	switch {
 	case withheld < 0:
 		b.Content += " (withheld from the assistant by a security check)"

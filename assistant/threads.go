@@ -85,7 +85,7 @@ func (e *Engine) threadMessages(ctx context.Context, u parley.User, id string, k
 	if err != nil {
 		return store.Thread{}, nil, err
 	}
-	msgs, err := e.cfg.Store.ListMessages(ctx, id)
+	msgs, err := e.cfg.Store.ListMessages(ctx, t.ID)
 	if err != nil {
 		return store.Thread{}, nil, e.storeErr("list messages", err)
 	}
@@ -125,7 +125,7 @@ func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) 
 	if err := e.auditRead(ctx, u, t, "proposals"); err != nil {
 		return nil, err
 	}
-	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
+	ps, err := e.cfg.Store.ListProposals(ctx, t.ID)
 	if err != nil {
 		return nil, wrap(CodeInternal, "list proposals", err)
 	}
@@ -136,7 +136,7 @@ func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) 
 		}
 	}
 	if slices.ContainsFunc(ps, func(p store.Proposal) bool { return p.Status == store.ProposalPending }) {
-		msgs, err := e.cfg.Store.ListMessages(ctx, threadID)
+		msgs, err := e.cfg.Store.ListMessages(ctx, t.ID)
 		if err != nil {
 			return nil, e.storeErr("list messages", err)
 		}
@@ -158,10 +158,11 @@ func (e *Engine) ExpireProposals(ctx context.Context) (int, error) {
 
 // ArchiveThread archives (soft-deletes) u's thread.
 func (e *Engine) ArchiveThread(ctx context.Context, u parley.User, id string) error {
-	if _, err := e.thread(ctx, u, id, WriteThread); err != nil {
+	t, err := e.thread(ctx, u, id, WriteThread)
+	if err != nil {
 		return err
 	}
-	if err := e.cfg.Store.ArchiveThread(ctx, id, e.cfg.Now()); err != nil {
+	if err := e.cfg.Store.ArchiveThread(ctx, t.ID, e.cfg.Now()); err != nil {
 		return e.storeErr("archive thread", err)
 	}
 	return nil
@@ -187,12 +188,12 @@ func (e *Engine) RenameThread(ctx context.Context, u parley.User, id, title stri
 	if err != nil {
 		return store.Thread{}, err
 	}
-	if err := e.cfg.Store.RenameThread(ctx, id, title); err != nil {
+	if err := e.cfg.Store.RenameThread(ctx, t.ID, title); err != nil {
 		return store.Thread{}, e.storeErr("rename thread", err)
 	}
-	ev := store.AuditEvent{Kind: AuditThreadRenamed, ActorID: u.ID, ThreadID: id}
+	ev := store.AuditEvent{Kind: AuditThreadRenamed, ActorID: u.ID, ThreadID: t.ID}
 	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit a rename", "thread", id, "err", err)
+		e.cfg.Logger.Error("assistant: audit a rename", "thread", t.ID, "err", err)
 	}
 	t.Title = title
 	return t, nil
@@ -222,23 +223,25 @@ func (e *Engine) DeleteThread(ctx context.Context, u parley.User, id string) err
 	}
 	// A turn running here stops and stores what it has before the rows go;
 	// on other instances, their next poll finds the thread gone.
-	if err := e.live.stopWait(ctx, id, errThreadDeleted); err != nil {
+	if err := e.live.stopWait(ctx, t.ID, errThreadDeleted); err != nil {
 		return wrap(CodeInternal, "delete thread", err)
 	}
-	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
+	if err := e.cfg.Store.DeleteThread(ctx, t.ID); err != nil {
 		return e.storeErr("delete thread", err)
 	}
-	ev := store.AuditEvent{Kind: AuditThreadDeleted, ActorID: u.ID, ThreadID: id}
+	ev := store.AuditEvent{Kind: AuditThreadDeleted, ActorID: u.ID, ThreadID: t.ID}
 	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit thread deletion", "thread", id, "err", err)
+		e.cfg.Logger.Error("assistant: audit thread deletion", "thread", t.ID, "err", err)
 	}
 	return nil
 }
 
-// thread loads a thread and checks u may perform kind on it. The owner may
-// read and write it; nobody else may ever write it; another user may read it
-// only if the Authorizer allows ReadThread. Both a missing thread and a
-// refused one are CodeNotFound, so existence never leaks.
+// thread loads a thread and checks u may perform kind on it. id is a
+// thread's id or the name of u's chat (see ownThread): callers use the
+// returned thread's ID from here on, never id. The owner may read and write
+// it; nobody else may ever write it; another user may read it only if the
+// Authorizer allows ReadThread. Both a missing thread and a refused one are
+// CodeNotFound, so existence never leaks.
 func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind ActionKind) (store.Thread, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return store.Thread{}, err
@@ -246,20 +249,22 @@ func (e *Engine) thread(ctx context.Context, u parley.User, id string, kind Acti
 	if !validID(id) {
 		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
 	}
-	t, err := e.cfg.Store.GetThread(ctx, id)
-	if err != nil {
-		return store.Thread{}, e.storeErr("resolve thread", err)
-	}
-	if t.ArchivedAt != nil && kind == WriteThread {
+	t, own, err := e.ownThread(ctx, u, id)
+	switch {
+	case err != nil:
+		return store.Thread{}, err
+	case own:
+	case t.ID == "":
 		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
-	}
-	if t.OwnerID != u.ID {
-		if kind != ReadThread {
-			return store.Thread{}, wrap(CodeNotFound, "resolve thread", errors.New("not the owner"))
-		}
+	case kind != ReadThread:
+		return store.Thread{}, wrap(CodeNotFound, "resolve thread", errors.New("not the owner"))
+	default:
 		if err := e.cfg.Authorizer.Authorize(ctx, u, Action{Kind: ReadThread, Thread: &t}); err != nil {
 			return store.Thread{}, wrap(CodeNotFound, "resolve thread", err)
 		}
+	}
+	if t.ArchivedAt != nil && kind == WriteThread {
+		return store.Thread{}, wrap(CodeNotFound, "resolve thread", store.ErrNotFound)
 	}
 	return t, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
 )
@@ -121,23 +122,25 @@ func TestStaffReadsAreAuditedOnEveryReadPath(t *testing.T) {
 func TestCreateThreadNamesANewThreadAndContinuesIt(t *testing.T) {
 	p := echoModel()
 	h := newHarness(t, p)
+	ctx := context.Background()
 	r, _, err := h.collect(t, alice, assistant.Request{ThreadID: "chat-abc", CreateThread: true, Message: "one"})
-	if err != nil || r.ThreadID != "chat-abc" {
+	if err != nil || r.ThreadID == "" {
 		t.Fatalf("first message: thread %q, %v", r.ThreadID, err)
+	}
+	if th, _, err := h.eng.Thread(ctx, alice, "chat-abc", assistant.ThreadOptions{}); err != nil || th.ID != r.ThreadID {
+		t.Errorf("the chat reads as thread %q, %v; the first meta block said %q", th.ID, err, r.ThreadID)
 	}
 	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: "chat-abc", CreateThread: true, Message: "two"}); err != nil {
 		t.Fatal(err)
 	}
+	// The stored id names the chat too: a client that reloads it from the
+	// thread list continues it.
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: r.ThreadID, CreateThread: true, Message: "three"}); err != nil {
+		t.Fatal(err)
+	}
 	reqs := p.Requests()
-	if got := userTexts(reqs[len(reqs)-1]); strings.Join(got, ",") != "one,two" {
-		t.Errorf("the second message did not continue the thread: %v", got)
-	}
-	_, _, err = h.collect(t, bob, assistant.Request{ThreadID: "chat-abc", CreateThread: true, Message: "mine?"})
-	if !errors.Is(err, assistant.ErrConflict) {
-		t.Errorf("another user's thread id: %v, want conflict", err)
-	}
-	if n := len(h.messages(t, "chat-abc")); n != 4 {
-		t.Errorf("bob's attempt wrote to alice's thread: %d messages", n)
+	if got := userTexts(reqs[len(reqs)-1]); strings.Join(got, ",") != "one,two,three" {
+		t.Errorf("the later messages did not continue the thread: %v", got)
 	}
 	for _, req := range []assistant.Request{
 		{CreateThread: true, Message: "x"},
@@ -146,6 +149,85 @@ func TestCreateThreadNamesANewThreadAndContinuesIt(t *testing.T) {
 	} {
 		if _, _, err := h.collect(t, alice, req); !errors.Is(err, assistant.ErrInvalidRequest) {
 			t.Errorf("%+v: %v", req, err)
+		}
+	}
+}
+
+// A chat name is the user's own: bob naming his chat as alice named hers,
+// or by her chat's stored id, gets what a name never used gets (a new
+// thread of his own), never her thread, a conflict or any other sign that
+// it exists. Where a thread id is taken, his own chat name names his
+// chat, and hers is not found for him, as a name never used is.
+func TestChatNamesAreScopedPerUser(t *testing.T) {
+	h := newHarness(t, echoModel())
+	ctx := context.Background()
+	mine, _, err := h.collect(t, alice, assistant.Request{ThreadID: "shared-name", CreateThread: true, Message: "alice's"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storedID := func(u parley.User, name string) (string, error) {
+		th, _, err := h.eng.Thread(ctx, u, name, assistant.ThreadOptions{})
+		return th.ID, err
+	}
+	for _, name := range []string{"shared-name", mine.ThreadID, "never-used"} {
+		if _, err := storedID(bob, name); !errors.Is(err, assistant.ErrNotFound) {
+			t.Errorf("bob reading %q: %v, want not found", name, err)
+		}
+		if err := h.eng.Cancel(ctx, bob, name); !errors.Is(err, assistant.ErrNotFound) {
+			t.Errorf("bob cancelling %q: %v, want not found", name, err)
+		}
+	}
+	shape := func(name string) (string, []blocks.Block) {
+		t.Helper()
+		r, bs, err := h.collect(t, bob, assistant.Request{ThreadID: name, CreateThread: true, Message: "bob's"})
+		if err != nil {
+			t.Fatalf("bob on %q: %v", name, err)
+		}
+		if r.ThreadID == mine.ThreadID {
+			t.Fatalf("bob on %q wrote to alice's thread", name)
+		}
+		if n := len(h.messages(t, r.ThreadID)); n != 2 {
+			t.Errorf("bob's chat %q holds %d messages, want his 2", name, n)
+		}
+		return r.ThreadID, bs
+	}
+	_, fresh := shape("never-used")
+	for _, name := range []string{"shared-name", mine.ThreadID} {
+		id, bs := shape(name)
+		if !slices.Equal(kinds(bs), kinds(fresh)) {
+			t.Errorf("bob on alice's %q streamed %v; on a name never used, %v", name, kinds(bs), kinds(fresh))
+		}
+		if got, err := storedID(bob, name); err != nil || got != id {
+			t.Errorf("bob's chat %q reads as %q, %v, want %q", name, got, err, id)
+		}
+		// Bob's writes by the name reach his chat only.
+		if _, err := h.eng.RenameThread(ctx, bob, name, "bob's title"); err != nil {
+			t.Errorf("bob renaming his chat %q: %v", name, err)
+		}
+		if err := h.eng.ArchiveThread(ctx, bob, name); err != nil {
+			t.Errorf("bob archiving his chat %q: %v", name, err)
+		}
+	}
+	th, msgs, err := h.eng.Thread(ctx, alice, "shared-name", assistant.ThreadOptions{})
+	if err != nil || th.ID != mine.ThreadID || th.ArchivedAt != nil || th.Title == "bob's title" || len(msgs) != 2 || msgs[0].Content != "alice's" {
+		t.Errorf("alice's chat after bob's: %+v, %d messages, %v", th, len(msgs), err)
+	}
+}
+
+// A chat name is what generated ids are made of, and what the AI SDK's
+// resume URL can carry as is: anything else is refused, naming the rule.
+func TestChatNamesWithOtherCharactersAreRefused(t *testing.T) {
+	h := newHarness(t, echoModel())
+	for _, name := range []string{"a/b", "a b", "../x", "chat?x", "é", "a%2F", strings.Repeat("x", assistant.MaxChatIDBytes+1)} {
+		_, _, err := h.collect(t, alice, assistant.Request{ThreadID: name, CreateThread: true, Message: "hi"})
+		var ae *assistant.Error
+		if !errors.As(err, &ae) || !errors.Is(err, assistant.ErrInvalidRequest) || !strings.Contains(ae.UserMessage(), "ASCII letter, a digit, '-' or '_'") {
+			t.Errorf("chat %q: %v", name, err)
+		}
+	}
+	for _, name := range []string{"x", "Chat_1-a", "0b2f3c1e-9a4d-4c4e-8f1a-2b3c4d5e6f70", strings.Repeat("x", assistant.MaxChatIDBytes)} {
+		if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: name, CreateThread: true, Message: "hi"}); err != nil {
+			t.Errorf("chat %q: %v", name, err)
 		}
 	}
 }

@@ -168,7 +168,9 @@ func (e *Engine) openThread(ctx context.Context, u parley.User, adm *admission, 
 		if err := e.cfg.Store.CreateThread(ctx, &th); err != nil {
 			th.ID = ""
 			if errors.Is(err, store.ErrConflict) {
-				return th, false, conflict("create thread", "That conversation id is taken.", err)
+				// Only u's own first messages of one chat, sent at once, meet
+				// here: another user's chat of that name has another id.
+				return th, false, conflict("create thread", "That conversation was just started by another request. Please send the message again.", err)
 			}
 			return th, false, wrap(CodeInternal, "create thread", err)
 		}

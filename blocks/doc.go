@@ -25,7 +25,8 @@
 //	tool_call    ID, Name, Data (arguments), ClientSide       the model called a tool; ClientSide: the client runs it
 //	tool_result  ID, Name, OK, Content, ErrorCode, Data       a tool's outcome: Content is the summary, or the
 //	                                                          error message with ErrorCode the tool error code
-//	                                                          (CodeDeclined: a human declined the call)
+//	                                                          (CodeDeclined: a human declined the call; Data
+//	                                                          {"reason"} then holds the reason they gave)
 //	confirm      ID (approval token), Name (tool), Content,   a card asking the user to approve the call CallID;
 //	             CallID, Effect                               Effect is the tool's, "mutate" or "destructive"
 //	form         ID (call id), Data (questions)               an ask_user form

@@ -34,7 +34,7 @@ func (h *Handler) jsonBody(next http.HandlerFunc) http.HandlerFunc {
 		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" || !isUTF8Charset(params["charset"]) {
 			h.cfg.Logger.Debug("httpapi: unsupported media type", "path", r.URL.Path, "content_type", clip(r.Header.Get("Content-Type"), maxEchoBytes))
-			h.writeErrorStatus(w, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
+			h.refuse(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
 				"The request body must be JSON, sent with Content-Type: application/json.")
 			return
 		}
@@ -63,12 +63,11 @@ func (h *Handler) decodeOptional(w http.ResponseWriter, r *http.Request, v any) 
 }
 
 func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any, optional bool) bool {
-	if r.ContentLength > h.cfg.MaxBodyBytes {
-		h.tooLarge(w, r)
+	body, ok := h.body(w, r, h.cfg.MaxBodyBytes)
+	if !ok {
 		return false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBodyBytes)
-	dec := json.NewDecoder(r.Body)
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if optional && errors.Is(err, io.EOF) { // nothing but white space, a chunked empty body included
@@ -83,8 +82,7 @@ func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any, opti
 			err = errTrailingData
 		}
 	}
-	if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-		h.tooLarge(w, r)
+	if h.overLimit(w, r, body) {
 		return false
 	}
 	h.invalid(w, r, describeJSONError(err))
@@ -93,10 +91,75 @@ func (h *Handler) decodeBody(w http.ResponseWriter, r *http.Request, v any, opti
 
 var errTrailingData = errors.New("trailing data after the JSON body")
 
-func (h *Handler) tooLarge(w http.ResponseWriter, r *http.Request) {
-	h.cfg.Logger.Debug("httpapi: body too large", "path", r.URL.Path, "limit", h.cfg.MaxBodyBytes)
-	h.writeErrorStatus(w, http.StatusRequestEntityTooLarge, assistant.CodeTooLarge,
-		fmt.Sprintf("The request body is larger than %d bytes.", h.cfg.MaxBodyBytes))
+// body bounds what reading r's body may make the Handler hold, alike on
+// every route: at most MaxBodyBytes read for any one JSON value it decodes
+// and keeps, and total bytes in all. A route that decodes its body as one
+// value reads at most MaxBodyBytes; the AI SDK route, whose client sends
+// the whole conversation, reads more (total) but keeps one field or
+// message at a time, calling next before each: each is bounded as a whole
+// body of the other routes is. A body declared larger than
+// total is refused with 413 before anything is read, and ok is false; a
+// read past either bound fails, and overLimit answers it.
+func (h *Handler) body(w http.ResponseWriter, r *http.Request, total int64) (body *boundedBody, ok bool) {
+	body = &boundedBody{total: total, value: min(h.cfg.MaxBodyBytes, total)}
+	if r.ContentLength > total {
+		body.over = total
+		h.overLimit(w, r, body)
+		return nil, false
+	}
+	body.r = http.MaxBytesReader(w, r.Body, total) // closes the connection after a 413
+	body.left = body.value
+	return body, true
+}
+
+// boundedBody is a request body whose reads fail past its bounds (see
+// Handler.body).
+type boundedBody struct {
+	r            io.Reader // the body, cut at total
+	total, value int64
+	left         int64 // what the value being read may still read
+	over         int64 // the bound a read went past (total or value), 0 while none
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		b.over = b.value
+		return 0, &http.MaxBytesError{Limit: b.value}
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if _, over := errors.AsType[*http.MaxBytesError](err); over {
+		b.over = b.total
+	}
+	return n, err
+}
+
+// next starts the next value at the decoder's position: from there, the
+// value may span the per-value bound. buffered is what the decoder has
+// read ahead of its position (json.Decoder.Buffered), which counts.
+func (b *boundedBody) next(buffered io.Reader) {
+	b.left = b.value
+	if l, ok := buffered.(interface{ Len() int }); ok {
+		b.left -= int64(l.Len())
+	}
+}
+
+// overLimit answers 413 and reports true if a read of body went past one
+// of its bounds, naming the bound.
+func (h *Handler) overLimit(w http.ResponseWriter, r *http.Request, body *boundedBody) bool {
+	if body.over == 0 {
+		return false
+	}
+	h.cfg.Logger.Debug("httpapi: body too large", "path", r.URL.Path, "limit", body.over)
+	msg := fmt.Sprintf("The request body is larger than %d bytes.", body.over)
+	if body.over < body.total {
+		msg = fmt.Sprintf("A field or message of the request is larger than %d bytes.", body.over)
+	}
+	h.refuse(w, r, http.StatusRequestEntityTooLarge, assistant.CodeTooLarge, msg)
+	return true
 }
 
 // describeJSONError says what is wrong with a body that did not decode,

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -153,5 +154,106 @@ func TestOversizedBodiesAreRefusedBeforeTheyAreRead(t *testing.T) {
 	}
 	if model.Calls() != 0 {
 		t.Error("the model was called")
+	}
+}
+
+// The AI SDK route reads a body up to 16 x MaxBodyBytes (the whole
+// conversation), but holds one field or message at a time, each bounded
+// as a whole body of the NDJSON route: an oversized page_context or
+// message is refused with 413 once its bound is read, not decoded in full,
+// while a long history of small messages passes.
+func TestUIOversizedFieldsAreRefusedAsTheyAreRead(t *testing.T) {
+	model := fake.New()
+	model.SetDefault(fake.Turn{fake.Text("ok")})
+	eng, err := assistant.New(assistant.Config{Provider: model, Store: memstore.New(), Authorizer: assistant.RoleAuthorizer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const limit = 4 << 10
+	h := httpapi.New(eng, httpapi.Config{Authenticate: authenticate, MaxBodyBytes: limit})
+	big := strings.Repeat("p", 60<<10) // under the route's 64 KiB, over a field's 4 KiB
+	var history []string
+	for range 200 {
+		history = append(history, `{"role":"user","parts":[{"type":"text","text":"an earlier message, kept short"}]}`)
+	}
+	msg := func(text string) string {
+		return `{"id":"u","role":"user","parts":[{"type":"text","text":"` + text + `"}]}`
+	}
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{"page_context", `{"id":"c1","trigger":"submit-message","page_context":"` + big + `","messages":[` + msg("hi") + `]}`, http.StatusRequestEntityTooLarge},
+		{"the last message", `{"id":"c2","trigger":"submit-message","messages":[` + msg(big) + `]}`, http.StatusRequestEntityTooLarge},
+		{"an earlier message", `{"id":"c3","trigger":"submit-message","messages":[` + msg(big) + `,` + msg("hi") + `]}`, http.StatusRequestEntityTooLarge},
+		{"an unknown key", `{"id":"c4","trigger":"submit-message","extra":"` + big + `","messages":[` + msg("hi") + `]}`, http.StatusRequestEntityTooLarge},
+		{"a long history of small messages", `{"id":"c5","trigger":"submit-message","messages":[` + strings.Join(history, ",") + `,` + msg("hi") + `]}`, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.status == http.StatusOK && len(tc.body) < 2*limit {
+				t.Fatalf("the history is %d bytes: not over one field's bound", len(tc.body))
+			}
+			body := &countingReader{r: strings.NewReader(tc.body)}
+			req := httptest.NewRequest("POST", "/api/chat/ui", body)
+			req.ContentLength = -1 // chunked: nothing is refused before it is read
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-User", "alice")
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tc.status {
+				t.Fatalf("status %d, want %d; body %.200s", rec.Code, tc.status, rec.Body)
+			}
+			if tc.status != http.StatusRequestEntityTooLarge {
+				return
+			}
+			if got, want := rec.Body.String(), "A field or message of the request is larger than 4096 bytes."; got != want {
+				t.Errorf("413 says %q, want %q", got, want)
+			}
+			// What was read before the refusal: the keys before the field,
+			// and the field's bound with what the decoder read ahead.
+			if body.n > 3*limit {
+				t.Errorf("read %d of %d bytes of a refused body, want at most %d", body.n, len(tc.body), 3*limit)
+			}
+		})
+	}
+}
+
+// Both streaming routes bound a page_context alike, by MaxBodyBytes: over
+// it, 413 before anything is asked of the Engine; under it, the Engine
+// cuts it (assistant.Config.MaxPageContextBytes) and answers.
+func TestStreamingRoutesBoundPageContextAlike(t *testing.T) {
+	model := fake.New()
+	model.SetDefault(fake.Turn{fake.Text("ok")})
+	h := newHarness(t, model)
+	bodies := map[string]func(n int) string{
+		"/api/chat/stream": func(n int) string {
+			return streamBody(t, httpapi.StreamRequest{Message: "hi", PageContext: strings.Repeat("p", n)})
+		},
+		"/api/chat/ui": func(n int) string {
+			return `{"id":"pc` + strconv.Itoa(n) + `","trigger":"submit-message","page_context":"` + strings.Repeat("p", n) +
+				`","messages":[{"id":"u","role":"user","parts":[{"type":"text","text":"hi"}]}]}`
+		},
+	}
+	for path, body := range bodies {
+		for n, want := range map[int]int{httpapi.DefaultMaxBodyBytes + 1: http.StatusRequestEntityTooLarge, 300 << 10: http.StatusOK} {
+			// Chunked, so a refusal comes from reading, not from a
+			// declared length.
+			req, err := http.NewRequest("POST", h.srv.URL+path, struct{ io.Reader }{strings.NewReader(body(n))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("X-User", "alice")
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := h.srv.Client().Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := discard(resp); got != want {
+				t.Errorf("%s with a %d-byte page_context: %d, want %d", path, n, got, want)
+			}
+		}
+	}
+	if model.Calls() != 2 {
+		t.Errorf("%d model calls, want 2: one per route, for the page_context under the bound", model.Calls())
 	}
 }

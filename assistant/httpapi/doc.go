@@ -35,11 +35,15 @@
 //	                                "model"?, "settings"? as in /api/chat/stream: top-level
 //	                                keys a client adds with the body option of useChat or
 //	                                sendMessage} -> its UI message stream (text/event-stream,
-//	                                v1): the chat id names the thread; only the last message is
+//	                                v1): the chat id names the user's own thread (1 to 128
+//	                                ASCII letters, digits, '-' and '_'; else 400), stored under
+//	                                an id of its own, so another user's chat or thread of that
+//	                                id answers as one never used; only the last message is
 //	                                read (see ui.go); refusals before the stream are a status
 //	                                with the safe message as text/plain. The start chunk's
-//	                                messageMetadata carries threadId, messageId, userMessageId,
-//	                                title, connection and model
+//	                                messageMetadata carries threadId (the stored id; the chat
+//	                                id names the thread on every route too), messageId,
+//	                                userMessageId, title, connection and model
 //	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance, replayed
 //	                                from its start, or 204
 //	GET    /api/chat/ui/{id}        -> {"messages": [...]}: the thread as useChat's initial
@@ -130,7 +134,10 @@
 // UTF-8); anything else, a form post or text/plain included, is 415
 // unsupported_media_type. A request without a body (a DELETE, a cancel, a
 // new thread, an activation) needs no Content-Type. A body is at most Config.MaxBodyBytes (DefaultMaxBodyBytes,
-// 512 KiB): a larger one is 413 before it is read past the limit. Unknown
+// 512 KiB): a larger one is 413 before it is read past the limit. The AI
+// SDK route takes up to 16 times that (useChat sends the whole
+// conversation) but holds one field or message at a time, each bounded by
+// MaxBodyBytes alike and refused with 413 once read past it. Unknown
 // JSON fields are refused, and so is a U+0000 in any field, the path
 // included.
 //
@@ -159,7 +166,11 @@
 // # Errors
 //
 // Every error is {"error": {"code", "message"}} with a status from StatusOf,
-// the one mapping from assistant error codes; the Handler adds 405
+// the one mapping from assistant error codes, except on the routes the AI
+// SDK's chat transport calls (POST /api/chat/ui and GET
+// /api/chat/ui/{id}/stream): there every refusal, 401, 403, 413 and 415
+// included, is the message alone as text/plain, since that client throws a
+// failed response's text as the error useChat shows. The Handler adds 405
 // method_not_allowed (with an Allow header listing the path's methods) and
 // 415 unsupported_media_type. A 400 names what is
 // wrong: the field and the type it needs, the unknown field, the byte where

@@ -86,7 +86,7 @@ func (h *Handler) executeTool(w http.ResponseWriter, r *http.Request, u parley.U
 	if i := slices.IndexFunc(specs, func(s tools.Spec) bool { return s.Name == name }); i >= 0 {
 		if eff := effectOf(specs[i]); !h.cfg.Execute.Allows(eff) {
 			h.cfg.Logger.Info("httpapi: direct execution refused by Config.Execute", "tool", name, "effect", eff, "user", u.ID)
-			h.writeErrorStatus(w, http.StatusForbidden, assistant.CodeForbidden,
+			h.refuse(w, r, http.StatusForbidden, assistant.CodeForbidden,
 				"Direct execution of the tool "+quoteName(name)+" is not allowed.")
 			return
 		}

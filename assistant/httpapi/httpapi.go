@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"maps"
 	"net/http"
@@ -28,6 +29,9 @@ type Config struct {
 	Authenticate func(*http.Request) (parley.User, error)
 	// MaxBodyBytes bounds a request body (default DefaultMaxBodyBytes). A
 	// larger body is refused with 413 before it is decoded past the limit.
+	// The AI SDK route reads up to 16 times as much, the whole
+	// conversation, but each field and message in it is bounded by
+	// MaxBodyBytes alike.
 	// The message limit itself is the Engine's
 	// (assistant.Config.MaxMessageBytes).
 	MaxBodyBytes int64
@@ -175,11 +179,11 @@ func (h *Handler) notRouted(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if len(allow) == 0 {
-		h.writeErrorStatus(w, http.StatusNotFound, assistant.CodeNotFound, "There is nothing here.")
+		h.refuse(w, r, http.StatusNotFound, assistant.CodeNotFound, "There is nothing here.")
 		return
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
-	h.writeErrorStatus(w, http.StatusMethodNotAllowed, codeMethodNotAllowed, "This method is not allowed here.")
+	h.refuse(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, "This method is not allowed here.")
 }
 
 // ServeHTTP implements http.Handler.
@@ -195,7 +199,7 @@ func (h *Handler) authed(next userHandler) http.HandlerFunc {
 		}
 		if err != nil {
 			h.cfg.Logger.Info("httpapi: unauthenticated", "path", r.URL.Path, "err", err)
-			h.writeError(w, assistant.CodeUnauthenticated)
+			h.writeError(w, r, assistant.CodeUnauthenticated)
 			return
 		}
 		next(w, r, u)
@@ -239,21 +243,50 @@ type errorBody struct {
 	} `json:"error"`
 }
 
-func (h *Handler) writeError(w http.ResponseWriter, code assistant.ErrorCode) {
-	h.writeErrorStatus(w, StatusOf(code), code, assistant.SafeMessage(code))
+func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, code assistant.ErrorCode) {
+	h.refuse(w, r, StatusOf(code), code, assistant.SafeMessage(code))
 }
 
-func (h *Handler) writeErrorStatus(w http.ResponseWriter, status int, code assistant.ErrorCode, msg string) {
+// refuse answers a refusal: {"error": {"code", "message"}} with status,
+// except on the routes the AI SDK's chat transport calls (POST
+// /api/chat/ui and its resume), whose refusals are msg alone as
+// text/plain. That client (DefaultChatTransport) throws a failed
+// response's text as its error, and useChat shows that error's message:
+// a sentence, where JSON would show as a raw string. Every refusal goes
+// through here, those of the middleware (401, 403, 415) included, so
+// each route has one error shape.
+func (h *Handler) refuse(w http.ResponseWriter, r *http.Request, status int, code assistant.ErrorCode, msg string) {
+	if h.textRoute(r) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, msg)
+		return
+	}
 	var body errorBody
 	body.Error.Code = code
 	body.Error.Message = msg
 	h.writeJSON(w, status, body)
 }
 
+// transportRoutes are the routes the AI SDK's chat transport calls, as
+// their mux patterns: their refusals are text.
+var transportRoutes = [...]string{"POST /api/chat/ui", "GET /api/chat/ui/{id}/stream"}
+
+// textRoute reports whether r is for a route whose refusals are text. A
+// request refused before routing (the cross-origin check) is matched here.
+func (h *Handler) textRoute(r *http.Request) bool {
+	pattern := r.Pattern
+	if pattern == "" {
+		_, pattern = h.mux.Handler(r)
+	}
+	return slices.Contains(transportRoutes[:], pattern)
+}
+
 // fail logs err and answers with its code and the Engine's safe message.
 func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	code, msg := h.safeError(r, err)
-	h.writeErrorStatus(w, StatusOf(code), code, msg)
+	h.refuse(w, r, StatusOf(code), code, msg)
 }
 
 // safeError is err's code and the message a user may read, logging an
@@ -275,7 +308,7 @@ func (h *Handler) safeError(r *http.Request, err error) (assistant.ErrorCode, st
 // is logged at Debug with the path, never with the body.
 func (h *Handler) invalid(w http.ResponseWriter, r *http.Request, detail string) {
 	h.cfg.Logger.Debug("httpapi: invalid request", "path", r.URL.Path, "err", detail)
-	h.writeErrorStatus(w, http.StatusBadRequest, assistant.CodeInvalidRequest, "The request is not valid: "+detail+".")
+	h.refuse(w, r, http.StatusBadRequest, assistant.CodeInvalidRequest, "The request is not valid: "+detail+".")
 }
 
 func (h *Handler) writeJSON(w http.ResponseWriter, status int, v any) {
@@ -323,11 +356,13 @@ type StreamRequest struct {
 	Settings *assistant.Settings `json:"settings,omitempty"`
 }
 
-// DecisionBody applies or declines a confirm card: {"token", "apply"}.
-// apply is required, so a missing key never reads as a decline.
+// DecisionBody applies or declines a confirm card: {"token", "apply",
+// "reason"?}. apply is required, so a missing key never reads as a
+// decline; reason is why the user declines (see assistant.Decision).
 type DecisionBody struct {
-	Token string `json:"token"`
-	Apply *bool  `json:"apply"`
+	Token  string `json:"token"`
+	Apply  *bool  `json:"apply"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // ToolResultBody is one client-side tool's output: {"id", "output"}.
@@ -356,7 +391,7 @@ func (req *StreamRequest) request() (assistant.Request, error) {
 		if d.Apply == nil {
 			return out, errors.New(`decision needs "apply": true or false`)
 		}
-		out.Decision = &assistant.Decision{Token: d.Token, Apply: *d.Apply}
+		out.Decision = &assistant.Decision{Token: d.Token, Apply: *d.Apply, Reason: d.Reason}
 	}
 	for _, r := range req.ToolResults {
 		out.ToolResults = append(out.ToolResults, assistant.ToolResult{ID: r.ID, Output: r.Output})
@@ -392,7 +427,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 				// The block's text is the Engine's safe message, which may be
 				// specific (a quota refusal names when it resets).
 				code := assistant.ErrorCode(b.ErrorCode)
-				h.writeErrorStatus(w, StatusOf(code), code, b.Content)
+				h.refuse(w, r, StatusOf(code), code, b.Content)
 				return
 			}
 			started = true

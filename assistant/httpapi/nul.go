@@ -50,6 +50,9 @@ func (req *StreamRequest) nulField() string {
 	if d := req.Decision; d != nil && hasNUL(d.Token) {
 		return "decision.token"
 	}
+	if d := req.Decision; d != nil && hasNUL(d.Reason) {
+		return "decision.reason"
+	}
 	for i, r := range req.ToolResults {
 		if hasNUL(r.ID) {
 			return "tool_results[" + strconv.Itoa(i) + "].id"

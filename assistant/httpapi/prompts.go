@@ -84,7 +84,7 @@ func (h *Handler) activatePrompt(w http.ResponseWriter, r *http.Request, u parle
 	if id == "" {
 		// The mux never matches an empty segment, but to the Engine "" means
 		// deactivate every prompt: never let a path say that.
-		h.writeError(w, assistant.CodeNotFound)
+		h.writeError(w, r, assistant.CodeNotFound)
 		return
 	}
 	if err := h.eng.ActivateSystemPrompt(r.Context(), u, id); err != nil {

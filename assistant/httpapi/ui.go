@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -22,13 +21,15 @@ import (
 // The AI SDK route: POST /api/chat/ui speaks the Vercel AI SDK's UI
 // message stream, so useChat({api: '/api/chat/ui'}) works against the
 // Engine. The request is the body useChat sends ({id, messages, trigger,
-// messageId}); the chat id names the thread. Only the last message is
-// read: the thread's stored state is the truth, never the client's copy of
-// the history.
+// messageId}); the chat id names the user's thread (assistant.Request's
+// CreateThread: the user's own, stored under an id of its own, which the
+// start chunk's metadata names). Only the last message is read: the
+// thread's stored state is the truth, never the client's copy of the
+// history.
 //
-//   - A user message starts a turn (a new thread under the chat id if
-//     there is none). With messageId, it replaces that stored user message
-//     (an edit).
+//   - A user message starts a turn (a new thread for the chat if there is
+//     none). With messageId, it replaces that stored user message (an
+//     edit).
 //   - trigger regenerate-message answers the last user message again.
 //   - An assistant message continues the turn that ended waiting on the
 //     user: each tool part in state approval-responded decides its confirm
@@ -77,52 +78,34 @@ type uiPart struct {
 	Approval   *struct {
 		ID       string `json:"id"`
 		Approved *bool  `json:"approved"`
+		Reason   string `json:"reason"` // why a decline, as addToolApprovalResponse takes it
 	} `json:"approval"`
 }
 
 // uiBodyFactor is how much larger than MaxBodyBytes a useChat body may be:
 // the client sends the whole conversation, of which only the last message
-// is kept, one message in memory at a time.
+// is kept. Each field and each message is held one at a time, and is
+// bounded like a whole body of the other routes (see Handler.body).
 const uiBodyFactor = 16
 
 // decodeUI reads a useChat body. On failure it has answered the request,
 // as every refusal of this route, with a status and the message as text.
 func (h *Handler) decodeUI(w http.ResponseWriter, r *http.Request) (uiRequest, bool) {
 	var req uiRequest
-	limit := h.cfg.MaxBodyBytes * uiBodyFactor
-	tooLarge := func() {
-		uiRefuse(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("The request body is larger than %d bytes.", limit))
-	}
-	if r.ContentLength > limit {
-		tooLarge()
+	body, ok := h.body(w, r, h.cfg.MaxBodyBytes*uiBodyFactor)
+	if !ok {
 		return req, false
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, limit)
-	err := decodeUIBody(json.NewDecoder(r.Body), &req)
-	if _, over := errors.AsType[*http.MaxBytesError](err); over {
-		tooLarge()
+	dec := json.NewDecoder(body)
+	err := decodeUIBody(dec, func() { body.next(dec.Buffered()) }, &req)
+	if h.overLimit(w, r, body) {
 		return req, false
 	}
 	if err != nil {
-		uiRefuse(w, http.StatusBadRequest, "The request is not valid: "+err.Error()+".")
+		h.invalid(w, r, err.Error())
 		return req, false
 	}
 	return req, true
-}
-
-// uiRefuse answers a refusal of the useChat route: useChat shows a failed
-// response's text as its error.
-func uiRefuse(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_, _ = io.WriteString(w, msg)
-}
-
-// uiFail answers err as a refusal of the useChat route.
-func (h *Handler) uiFail(w http.ResponseWriter, r *http.Request, err error) {
-	code, msg := h.safeError(r, err)
-	uiRefuse(w, StatusOf(code), msg)
 }
 
 // uiDecodeErr words a decoding error, naming the key it was in.
@@ -139,14 +122,17 @@ func uiDecodeErr(key string, err error) error {
 	return errors.New(describeJSONError(err))
 }
 
-// decodeUIBody reads the body key by key, the messages one at a time.
-func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
+// decodeUIBody reads the body key by key, the messages one at a time,
+// calling next before each key and each message: the bound on what is held
+// at once is per key and per message.
+func decodeUIBody(dec *json.Decoder, next func(), req *uiRequest) error {
 	if tok, err := dec.Token(); err != nil {
 		return errors.New(describeJSONError(err))
 	} else if tok != json.Delim('{') {
 		return errors.New("the body must be a JSON object")
 	}
 	for dec.More() {
+		next()
 		tok, err := dec.Token()
 		if err != nil {
 			return uiDecodeErr("body", err)
@@ -173,7 +159,7 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 		case "auto_approve", "autoApprove":
 			dst = &req.AutoApprove
 		case "messages":
-			if err := decodeMessages(dec, req); err != nil {
+			if err := decodeMessages(dec, next, req); err != nil {
 				return err
 			}
 			continue
@@ -194,13 +180,14 @@ func decodeUIBody(dec *json.Decoder, req *uiRequest) error {
 	return nil
 }
 
-func decodeMessages(dec *json.Decoder, req *uiRequest) error {
+func decodeMessages(dec *json.Decoder, next func(), req *uiRequest) error {
 	if tok, err := dec.Token(); err != nil {
 		return errors.New(describeJSONError(err))
 	} else if tok != json.Delim('[') {
 		return errors.New("messages must be an array")
 	}
 	for dec.More() {
+		next()
 		var m uiMessage
 		if err := dec.Decode(&m); err != nil {
 			return errors.New("messages: " + uiDecodeErr("message", err).Error())
@@ -222,7 +209,7 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	if !ok {
 		return
 	}
-	bad := func(what string) { uiRefuse(w, http.StatusBadRequest, "The request is not valid: "+what+".") }
+	bad := func(what string) { h.invalid(w, r, what) }
 	switch {
 	case body.ID == "":
 		bad("id is required: the chat id")
@@ -239,7 +226,7 @@ func (h *Handler) uiStream(w http.ResponseWriter, r *http.Request, u parley.User
 	}
 	plan, err := h.uiPlan(r, u, body)
 	if err != nil {
-		h.uiFail(w, r, err)
+		h.fail(w, r, err)
 		return
 	}
 	h.serveUI(w, r, u, body.ID, plan)
@@ -256,6 +243,9 @@ type uiPlanned struct {
 	// ends the stream, so the client's automatic resend stops.
 	settled []blocks.Block
 	note    string
+	// threadID is the chat's thread, once the plan has resolved it: ""
+	// for a new message, whose thread the Engine resolves or creates.
+	threadID string
 }
 
 // uiPlan turns the body into the Engine requests it stands for.
@@ -270,47 +260,45 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlan
 		return plan, nil
 	}
 	switch {
+	case body.Trigger == "submit-message" && last.Role == "user" && body.MessageID == "":
+		// A new message: the Engine resolves the chat id, and creates the
+		// chat's thread if it has none.
+		base.Message, base.CreateThread = uiText(last), true
+		return one(base)
+	case last.Role != "user" && last.Role != "assistant":
+		return plan, invalidUI("the last message must be the user's or the assistant's")
+	}
+	// Everything else acts on the chat's thread, which must exist. Only
+	// its owner may act on it; nothing is read for anyone else.
+	th, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
+	if err != nil {
+		return plan, err
+	}
+	base.ThreadID, plan.threadID = th.ID, th.ID
+	switch {
 	case body.Trigger == "regenerate-message" && body.MessageID == "":
 		base.Regenerate = true
 		return one(base)
 	case body.Trigger == "regenerate-message":
 		// An earlier answer: the user message before it is asked again.
-		_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
-		if err != nil {
-			return plan, err
-		}
 		q, ok := questionOf(msgs, body.MessageID)
 		if !ok {
 			return plan, uiNotFound("That answer does not exist.")
 		}
 		base.Replaces, base.Message = q.ID, q.Content
 		return one(base)
-	case last.Role == "user" && body.MessageID == "":
-		base.Message, base.CreateThread = uiText(last), true
-		return one(base)
 	case last.Role == "user":
 		// An edit: the client names its own id for the message, which is
 		// the stored id when it loaded the thread, else only its position.
-		_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
-		if err != nil {
-			return plan, err
-		}
 		id, ok := editedID(msgs, body.MessageID, body.Users)
 		if !ok {
 			return plan, uiNotFound("That message does not exist.")
 		}
 		base.Replaces, base.Message = id, uiText(last)
 		return one(base)
-	case last.Role != "assistant":
-		return plan, invalidUI("the last message must be the user's or the assistant's")
 	}
-	// A continuation: what the client answered in its last message. Only
-	// the thread's owner may continue it; nothing is read for anyone else.
-	_, msgs, err := h.eng.OwnThread(ctx, u, body.ID, assistant.ThreadOptions{})
-	if err != nil {
-		return plan, err
-	}
-	ps, err := h.eng.Proposals(ctx, u, body.ID)
+	// A continuation: what the client answered in its last message.
+	ps, err := h.eng.Proposals(ctx, u, th.ID)
 	if err != nil {
 		return plan, err
 	}
@@ -332,7 +320,7 @@ func (h *Handler) uiPlan(r *http.Request, u parley.User, body uiRequest) (uiPlan
 			card, known := cards[p.Approval.ID]
 			if known && card.Status == store.ProposalPending {
 				d := base
-				d.Decision = &assistant.Decision{Token: p.Approval.ID, Apply: *p.Approval.Approved}
+				d.Decision = &assistant.Decision{Token: p.Approval.ID, Apply: *p.Approval.Approved, Reason: p.Approval.Reason}
 				decisions = append(decisions, d)
 				continue
 			}
@@ -510,7 +498,7 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 	}
 	if len(plan.reqs) == 0 {
 		_ = enc.Block(blocks.Block{Kind: blocks.Markdown, Content: plan.note})
-		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: chatID, Finish: blocks.FinishStop}})
+		_ = enc.Block(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{ThreadID: plan.threadID, Finish: blocks.FinishStop}})
 	}
 	ctx := r.Context()
 	for i, req := range plan.reqs {
@@ -522,7 +510,8 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 		for b := range h.eng.Stream(ctx, u, req) {
 			if !started {
 				if b.Kind == blocks.Error {
-					uiRefuse(w, StatusOf(assistant.ErrorCode(b.ErrorCode)), b.Content)
+					code := assistant.ErrorCode(b.ErrorCode)
+					h.refuse(w, r, StatusOf(code), code, b.Content)
 					return
 				}
 				begin()

@@ -20,7 +20,7 @@ func FuzzDecodeUIBody(f *testing.F) {
 	f.Add(`{"id":"c","messages":[`)
 	f.Fuzz(func(t *testing.T, body string) {
 		var req uiRequest
-		if err := decodeUIBody(json.NewDecoder(strings.NewReader(body)), &req); err != nil {
+		if err := decodeUIBody(json.NewDecoder(strings.NewReader(body)), func() {}, &req); err != nil {
 			return
 		}
 		if !json.Valid([]byte(body)) {

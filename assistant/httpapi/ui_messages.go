@@ -60,18 +60,19 @@ func cardState(s store.ProposalStatus) uistream.CardState {
 }
 
 // uiMessages serves GET /api/chat/ui/{id}: the thread as useChat's initial
-// messages, {"messages": [...]}.
+// messages, {"messages": [...]}. id is the chat id (or the thread's), as
+// the Engine resolves it: another user's chat is 404 like an unknown one.
 func (h *Handler) uiMessages(w http.ResponseWriter, r *http.Request, u parley.User) {
 	id, ok := h.pathValue(w, r, "id")
 	if !ok {
 		return
 	}
-	_, msgs, err := h.eng.Thread(r.Context(), u, id, assistant.ThreadOptions{})
+	th, msgs, err := h.eng.Thread(r.Context(), u, id, assistant.ThreadOptions{})
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	ps, err := h.eng.Proposals(r.Context(), u, id)
+	ps, err := h.eng.Proposals(r.Context(), u, th.ID)
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -383,19 +383,26 @@ report();
 // entry (register in serveUI's begin, not before the first block) and
 // entries of different owners must not replace each other (key by owner and
 // chat id).
+//
+// Since chat ids are scoped per user, another user's POST on the same chat
+// id is not refused: it is that user's own chat, and streams.
 func TestReviewUIResumeSurvivesOtherPOSTsOnTheSameChatID(t *testing.T) {
-	for _, tc := range []struct{ name, user, text string }{
-		{"another user's refused POST", "bob", "mine now"},
-		{"the owner's refused POST", "alice", strings.Repeat("x", assistant.DefaultMaxMessageBytes+1)},
+	for _, tc := range []struct {
+		name, user, text string
+		status           int
+	}{
+		{"another user's POST, on a chat of their own", "bob", "mine now", http.StatusOK},
+		{"the owner's refused POST", "alice", strings.Repeat("x", assistant.DefaultMaxMessageBytes+1), http.StatusRequestEntityTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			open := make(chan struct{})
 			model := fake.New(fake.Turn{fake.Text("first "), gate(open), fake.Text("second")})
+			model.SetDefault(fake.Turn{fake.Text("bob's answer")})
 			h := newHarness(t, model)
 			h.startUI("alice", uiBody(t, "live", "submit-message", "", userMsg("u1", "hi")))
 			resp := h.do("POST", "/api/chat/ui", tc.user, uiBody(t, "live", "submit-message", "", userMsg("x1", tc.text)))
-			if code := discard(resp); code == http.StatusOK {
-				t.Fatalf("the second POST was not refused")
+			if code := discard(resp); code != tc.status {
+				t.Fatalf("the second POST: %d, want %d", code, tc.status)
 			}
 			r := h.do("GET", "/api/chat/ui/live/stream", "alice", "") // headers come while the turn waits
 			close(open)
@@ -714,8 +721,9 @@ func TestReviewUIBodyErrorsNameTheFault(t *testing.T) {
 
 // Another user's ids get them nothing: bob (no read right) and sam (staff)
 // continuing alice's chat with her card's token neither decide it nor see
-// anything; neither can resume her running stream; an id with a slash and
-// URL metacharacters resumes for its owner.
+// anything; neither can resume her running stream, which resumes for its
+// owner. (A chat id with a slash or URL metacharacters is refused: see
+// TestUIChatIDsAreScopedPerUser.)
 func TestReviewUIOtherUsersCannotDecideOrResume(t *testing.T) {
 	open := make(chan struct{})
 	model := fake.New(fake.Turn{fake.CallTool("call-1", "add_item", `{}`)}, fake.Turn{fake.Text("first "), gate(open), fake.Text("second")})
@@ -731,9 +739,9 @@ func TestReviewUIOtherUsersCannotDecideOrResume(t *testing.T) {
 	if th := h.getThread("alice", "c"); th.Proposals[0].Status != "pending" {
 		t.Errorf("alice's card is %s after other users' approvals", th.Proposals[0].Status)
 	}
-	id := "a/b?c#d%e"
+	id := "Chat_2-b"
 	h.startUI("alice", uiBody(t, id, "submit-message", "", userMsg("u1", "hi")))
-	path := "/api/chat/ui/a%2Fb%3Fc%23d%25e/stream" // encodeURIComponent, as the client sends it
+	path := "/api/chat/ui/" + id + "/stream"
 	for _, u := range []string{"bob", "sam"} {
 		if code := discard(h.do("GET", path, u, "")); code != http.StatusNoContent {
 			t.Errorf("%s resuming alice's stream: %d, want 204", u, code)

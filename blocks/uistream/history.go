@@ -40,8 +40,9 @@ const (
 // their last state, and data-<component> and data-warning parts. A
 // confirm card puts its approval on the part of the call it decides (its
 // CallID, or Cards' for a card stored without one): approval-requested
-// while pending, approved true or false once decided; a call whose card
-// closed with no result is output-denied.
+// while pending, approved true or false once decided, with the reason the
+// user gave for a decline (kept on the declined call's result); a call
+// whose card closed with no result is output-denied.
 //
 // One answer's blocks may change the parts of an earlier one: an answer
 // that continues a turn holds the results of calls the earlier answer
@@ -106,6 +107,11 @@ func (h *History) Parts(bs []blocks.Block) []Part {
 			p["state"] = state
 			if key != "" {
 				p[key] = value
+			}
+			if ap, ok := p["approval"].(map[string]any); ok {
+				if r := declineReason(b); r != "" {
+					ap["reason"] = r // as useChat's addToolApprovalResponse keeps it
+				}
 			}
 		case blocks.Confirm:
 			card := h.Cards[b.ID]

@@ -207,3 +207,30 @@ func TestHistoryPutsACardOnTheCallItDecides(t *testing.T) {
 		t.Errorf("a card with no call id went to %v, want the unanswered call c2", parts)
 	}
 }
+
+// A declined call's result keeps the reason the user gave (Data
+// {"reason"}): after a reload the approval carries it, as useChat's
+// addToolApprovalResponse({id, approved: false, reason}) left it.
+func TestHistoryKeepsADeclinesReason(t *testing.T) {
+	h := uistream.History{Cards: map[string]uistream.Card{"tok1": {State: uistream.CardClosed}, "tok2": {State: uistream.CardClosed}}}
+	parts := h.Parts([]blocks.Block{
+		{Kind: blocks.ToolCall, ID: "c1", Name: "add_note"},
+		{Kind: blocks.ToolCall, ID: "c2", Name: "add_note"},
+		{Kind: blocks.Confirm, ID: "tok1", Name: "add_note", CallID: "c1"},
+		{Kind: blocks.Confirm, ID: "tok2", Name: "add_note", CallID: "c2"},
+	})
+	h.Parts([]blocks.Block{{Kind: blocks.ToolResult, ID: "c1", Name: "add_note", ErrorCode: blocks.CodeDeclined,
+		Content: "The user declined this action.", Data: json.RawMessage(`{"reason":"not that list"}`)}})
+	h.Parts([]blocks.Block{{Kind: blocks.ToolResult, ID: "c2", Name: "add_note", ErrorCode: blocks.CodeDeclined,
+		Content: "The user declined this action."}})
+	got := asJSON(t, parts)
+	want := []map[string]any{
+		{"type": "tool-add_note", "toolCallId": "c1", "input": nil, "state": "output-denied",
+			"approval": map[string]any{"id": "tok1", "approved": false, "reason": "not that list"}},
+		{"type": "tool-add_note", "toolCallId": "c2", "input": nil, "state": "output-denied",
+			"approval": map[string]any{"id": "tok2", "approved": false}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parts\n got %v\nwant %v", got, want)
+	}
+}

@@ -26,6 +26,19 @@ func toolOutcome(b blocks.Block) (state, key string, value any) {
 	}
 }
 
+// declineReason is the reason a declined call's tool_result block keeps
+// in Data ({"reason"}), "" for none: the approval's reason on its part.
+func declineReason(b blocks.Block) string {
+	if b.ErrorCode != blocks.CodeDeclined || len(b.Data) == 0 {
+		return ""
+	}
+	var d struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(b.Data, &d)
+	return d.Reason
+}
+
 // dataPart is the data part a component or warning block shows as: its
 // type and its data. ok is false for other blocks, and for a component
 // with no name.

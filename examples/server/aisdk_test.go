@@ -48,6 +48,7 @@ type sdkMessage struct {
 		Approval   *struct {
 			ID       string `json:"id"`
 			Approved *bool  `json:"approved"`
+			Reason   string `json:"reason"`
 		} `json:"approval"`
 	} `json:"parts"`
 }
@@ -65,6 +66,9 @@ func shape(ms []sdkMessage) string {
 			b.WriteString(" [" + p.Type + " " + p.State + " " + strings.TrimSpace(p.Text))
 			if p.Approval != nil && p.Approval.Approved != nil {
 				b.WriteString(fmt.Sprint(" approved=", *p.Approval.Approved))
+				if p.Approval.Reason != "" {
+					b.WriteString(" reason=" + p.Approval.Reason)
+				}
 			}
 			b.WriteString("]")
 		}
@@ -174,6 +178,20 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 	node, dir := nodeCheck(t)
 	srv, app := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), NoTitles: true})
 	ctx := context.Background()
+	// threadOf is the id alice's chat is stored under: chat ids are each
+	// user's own, so the thread's id is not the chat id.
+	threadOf := func(t *testing.T, chatID string) string {
+		t.Helper()
+		var got struct {
+			Thread struct{ ID string } `json:"thread"`
+		}
+		resp := doReq(t, srv, "GET", "/api/chat/threads/"+chatID, "alice", "")
+		defer resp.Body.Close()
+		if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || got.Thread.ID == "" {
+			t.Fatalf("chat %q: %d %v", chatID, resp.StatusCode, err)
+		}
+		return got.Thread.ID
+	}
 
 	t.Run("plain answer", func(t *testing.T) {
 		r := runSDK(t, node, dir, srv.URL, "plain")
@@ -181,7 +199,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 			t.Fatalf("%+v", r)
 		}
 		r.sameAfterReload(t)
-		msgs, err := app.store.ListMessages(ctx, r.ChatID)
+		msgs, err := app.store.ListMessages(ctx, threadOf(t, r.ChatID))
 		if err != nil || len(msgs) != 2 || msgs[1].ID != r.Messages[1].ID {
 			t.Errorf("the chat id does not name a stored thread with the client's message ids: %v %+v", err, msgs)
 		}
@@ -202,12 +220,17 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 			if got := r.toolState("add_note"); got != sc.state {
 				t.Errorf("add_note part %q, want %q", got, sc.state)
 			}
+			// The decline's reason is on the stored part too (shape
+			// compares it), after a reload as live.
+			if sc.name == "deny" && !strings.Contains(shape(r.Stored), "reason=Not that note.") {
+				t.Errorf("the decline's reason is lost on a reload:\n%s", shape(r.Stored))
+			}
 			r.sameAfterReload(t)
 			if len(r.Requests) != 2 || r.Requests[1].Body["messageId"] != r.Messages[1].ID {
 				t.Errorf("the decision was not sent as a continuation of the answer: %+v", r.Requests)
 			}
 			applied := 0
-			ps, _ := app.store.ListProposals(ctx, r.ChatID)
+			ps, _ := app.store.ListProposals(ctx, threadOf(t, r.ChatID))
 			for _, p := range ps {
 				if p.Status == store.ProposalApplied {
 					applied++
@@ -237,7 +260,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 			t.Fatalf("%+v", r)
 		}
 		r.sameAfterReload(t)
-		msgs, _ := app.store.ListMessages(ctx, r.ChatID)
+		msgs, _ := app.store.ListMessages(ctx, threadOf(t, r.ChatID))
 		if len(msgs) != 4 || msgs[0].SupersededAt == nil || msgs[2].Replaces != msgs[0].ID {
 			t.Errorf("stored after a regeneration: %+v", msgs)
 		}

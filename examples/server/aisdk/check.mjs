@@ -64,7 +64,9 @@ function answer() {
     if (!p.type.startsWith('tool-')) continue;
     if (p.state === 'approval-requested' && !answered.has(p.approval.id)) {
       answered.add(p.approval.id);
-      void chat.addToolApprovalResponse({ id: p.approval.id, approved: scenario === 'approve' });
+      void chat.addToolApprovalResponse(scenario === 'approve'
+        ? { id: p.approval.id, approved: true }
+        : { id: p.approval.id, approved: false, reason: 'Not that note.' });
     } else if (p.state === 'input-available' && p.type === 'tool-browser_time' && !answered.has(p.toolCallId)) {
       answered.add(p.toolCallId);
       void chat.addToolOutput({
