@@ -498,7 +498,7 @@ func nextLine(t *testing.T, lines <-chan []byte, within time.Duration) (blocks.B
 
 func TestStreamIsNDJSONFramedByMetaBlocks(t *testing.T) {
 	model := fake.New(fake.Turn{
-		fake.Text("Hello ", "there, ", "this answer is long enough to be cut into ", "more than one markdown chunk by the parser."),
+		fake.Text("Hello ", "there. ", "This answer is long enough to be cut into ", "more than one markdown chunk by the parser."),
 		fake.Usage(42, 17),
 	})
 	h := newHarness(t, model)
@@ -508,7 +508,7 @@ func TestStreamIsNDJSONFramedByMetaBlocks(t *testing.T) {
 	if bs[0].Meta.MessageID == "" || bs[0].Meta.UserMessageID == "" {
 		t.Errorf("first meta block lacks message ids: %+v", bs[0].Meta)
 	}
-	want := "Hello there, this answer is long enough to be cut into more than one markdown chunk by the parser."
+	want := "Hello there. This answer is long enough to be cut into more than one markdown chunk by the parser."
 	if got := markdownOf(bs); got != want {
 		t.Errorf("markdown = %q, want %q", got, want)
 	}
@@ -1295,7 +1295,7 @@ func TestClientDisconnectDoesNotStopTheTurn(t *testing.T) {
 	open := make(chan struct{})
 	release := sync.OnceFunc(func() { close(open) })
 	model := fake.New(fake.Turn{
-		fake.Text("Started. "),
+		fake.Text("Working on it. "),
 		gate(open),
 		fake.Text("Finished after the client left."),
 		fake.Usage(7, 9),
@@ -1341,7 +1341,7 @@ func TestClientDisconnectDoesNotStopTheTurn(t *testing.T) {
 		got := h.getThread("alice", id)
 		asst := got.Messages[len(got.Messages)-1]
 		if asst.Status == "complete" {
-			if md := markdownOf(asst.Blocks); md != "Started. Finished after the client left." {
+			if md := markdownOf(asst.Blocks); md != "Working on it. Finished after the client left." {
 				t.Errorf("stored markdown %q", md)
 			}
 			if asst.InputTokens != 7 || asst.OutputTokens != 9 {

@@ -396,7 +396,7 @@ func TestReviewUIResumeSurvivesOtherPOSTsOnTheSameChatID(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			open := make(chan struct{})
-			model := fake.New(fake.Turn{fake.Text("first "), gate(open), fake.Text("second")})
+			model := fake.New(fake.Turn{fake.Text("First. "), gate(open), fake.Text("second")})
 			model.SetDefault(fake.Turn{fake.Text("bob's answer")})
 			h := newHarness(t, model)
 			h.startUI("alice", uiBody(t, "live", "submit-message", "", userMsg("u1", "hi")))
@@ -410,7 +410,7 @@ func TestReviewUIResumeSurvivesOtherPOSTsOnTheSameChatID(t *testing.T) {
 				discard(r)
 				t.Fatalf("resume of alice's running stream after %s: %d, want 200 and the replay", tc.name, r.StatusCode)
 			}
-			if cs := readUI(t, r); uiText(cs) != "first second" {
+			if cs := readUI(t, r); uiText(cs) != "First. second" {
 				t.Errorf("replay %v", cs)
 			}
 		})
@@ -680,7 +680,7 @@ func TestReviewUIResumeReaderIsNotCutSilentlyAtTheReplayLimit(t *testing.T) {
 	for range 50 {
 		chunks = append(chunks, strings.Repeat("y", 100<<10))
 	}
-	model := fake.New(fake.Turn{fake.Text("first "), gate(open), fake.Text(chunks...)})
+	model := fake.New(fake.Turn{fake.Text("First. "), gate(open), fake.Text(chunks...)})
 	h := newHarness(t, model, withEngine(func(c *assistant.Config) {
 		c.MaxTurnOutputBytes, c.MaxTurnOutputTokens = 64<<20, 1<<30
 	}))
@@ -726,7 +726,7 @@ func TestReviewUIBodyErrorsNameTheFault(t *testing.T) {
 // TestUIChatIDsAreScopedPerUser.)
 func TestReviewUIOtherUsersCannotDecideOrResume(t *testing.T) {
 	open := make(chan struct{})
-	model := fake.New(fake.Turn{fake.CallTool("call-1", "add_item", `{}`)}, fake.Turn{fake.Text("first "), gate(open), fake.Text("second")})
+	model := fake.New(fake.Turn{fake.CallTool("call-1", "add_item", `{}`)}, fake.Turn{fake.Text("First. "), gate(open), fake.Text("second")})
 	h := newHarness(t, model)
 	msgID, token := approvalTurn(t, h, "alice", "c")
 	for _, u := range []string{"bob", "sam"} {
@@ -749,7 +749,7 @@ func TestReviewUIOtherUsersCannotDecideOrResume(t *testing.T) {
 	}
 	resumed := h.do("GET", path, "alice", "") // headers come while the turn waits
 	close(open)
-	if cs := readUI(t, resumed); uiText(cs) != "first second" {
+	if cs := readUI(t, resumed); uiText(cs) != "First. second" {
 		t.Errorf("alice's resume of %q: %v", id, cs)
 	}
 }

@@ -325,7 +325,7 @@ func TestUIRegenerateAndEdit(t *testing.T) {
 
 func TestUIResume(t *testing.T) {
 	release := make(chan struct{})
-	model := fake.New(fake.Turn{fake.Text("first "), fake.Func(func(ctx context.Context, _ *providers.Request) fake.Turn {
+	model := fake.New(fake.Turn{fake.Text("First. "), fake.Func(func(ctx context.Context, _ *providers.Request) fake.Turn {
 		select {
 		case <-release:
 		case <-ctx.Done():
@@ -345,7 +345,7 @@ func TestUIResume(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(line, "first") {
+		if strings.Contains(line, "First") {
 			break
 		}
 	}
@@ -359,7 +359,7 @@ func TestUIResume(t *testing.T) {
 	resumed := h.do("GET", "/api/chat/ui/live/stream", "alice", "")
 	close(release)
 	cs := readUI(t, resumed)
-	if cs[0].str("type") != "start" || uiText(cs) != "first second" || len(ofType(cs, "finish")) != 1 {
+	if cs[0].str("type") != "start" || uiText(cs) != "First. second" || len(ofType(cs, "finish")) != 1 {
 		t.Errorf("resume did not replay the whole answer from its start: %v", cs)
 	}
 	if r := h.do("GET", "/api/chat/ui/live/stream", "alice", ""); r.StatusCode != http.StatusNoContent {
