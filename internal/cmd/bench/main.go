@@ -43,7 +43,9 @@ func main() {
 	thread := flag.Int("thread", 0, "instead: measure a thread of this many turns, with and without compaction")
 	window := flag.Int("window", assistant.DefaultContextWindow, "with -thread: the context window in tokens")
 	corpus := flag.String("corpus", "../shared/guardcorpus/benign.jsonl", "with -thread: JSONL prose, one {\"text\"} per line")
+	claims := flag.Bool("claims", true, "check the model's claims of changes (false: Config.DisableClaimCheck)")
 	flag.Parse()
+	checkClaims = *claims
 	if *thread > 0 {
 		if err := runThread(*thread, *window, *corpus); err != nil {
 			log.Fatal(err)
@@ -147,7 +149,9 @@ func cpuTime() time.Duration {
 // script is the three responses of one turn, served in rotation.
 func script() []openaimock.Response {
 	text := make([]string, textDeltas)
-	words := strings.Fields("The forecast for Paris is sunny with a light breeze and a high of twenty one degrees while Berlin stays cloudy")
+	// Twenty words to a sentence, as prose has them: the claim check
+	// (Config.DisableClaimCheck) lets text through a sentence at a time.
+	words := strings.Fields("The forecast for Paris is sunny with a light breeze and a high of twenty one degrees while Berlin stays cloudy.")
 	for i := range text {
 		text[i] = words[i%len(words)] + " "
 	}
@@ -287,6 +291,9 @@ func (p *timedProvider) Stream(ctx context.Context, req *providers.Request) iter
 	}
 }
 
+// checkClaims is the -claims flag.
+var checkClaims = true
+
 // engineTurn is a whole Parley turn over the same server.
 func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
 	weather := tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", InputSchema: weatherSchema},
@@ -302,6 +309,7 @@ func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
 	tp := &timedProvider{Provider: openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
 	eng, err := assistant.New(assistant.Config{
 		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
+		DisableClaimCheck: !checkClaims,
 	})
 	if err != nil {
 		log.Fatal(err)
