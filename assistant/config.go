@@ -177,6 +177,12 @@ type Config struct {
 	// reply (default 5s); Engine.SweepInterrupted treats a reply silent for
 	// three intervals as interrupted.
 	HeartbeatInterval time.Duration
+	// ModelIdleTimeout ends a model call whose stream has been silent this
+	// long, before its first event or between two (default 90s; negative:
+	// never): a stalled server fails the turn with model_timeout instead of
+	// holding the user until TurnTimeout. A reasoning model that thinks
+	// silently for longer needs more.
+	ModelIdleTimeout time.Duration
 	// DrainTimeout bounds how long a stopped turn keeps reading the model's
 	// stream, unseen, for its final usage (default 5s).
 	DrainTimeout time.Duration
@@ -269,6 +275,7 @@ const (
 	DefaultTurnTimeout          = 5 * time.Minute
 	DefaultCancelPollInterval   = 250 * time.Millisecond
 	DefaultDrainTimeout         = 5 * time.Second
+	DefaultModelIdleTimeout     = 90 * time.Second
 	DefaultHeartbeatInterval    = 5 * time.Second
 	DefaultMaxMessageBytes      = 32 << 10
 	DefaultMaxPageContextBytes  = 4 << 10
@@ -359,6 +366,9 @@ func (c *Config) setDefaults() {
 	// Zero or negative means the default.
 	c.HeartbeatInterval = positiveOr(c.HeartbeatInterval, DefaultHeartbeatInterval)
 	c.DrainTimeout = positiveOr(c.DrainTimeout, DefaultDrainTimeout)
+	if c.ModelIdleTimeout == 0 {
+		c.ModelIdleTimeout = DefaultModelIdleTimeout
+	}
 	c.ApprovalTTL = positiveOr(c.ApprovalTTL, DefaultApprovalTTL)
 	c.KnowledgeMaxAge = cmp.Or(c.KnowledgeMaxAge, DefaultKnowledgeMaxAge) // negative: never
 	c.ModelRetries = cmp.Or(c.ModelRetries, DefaultModelRetries)          // negative: never

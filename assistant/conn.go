@@ -31,6 +31,7 @@ type conn struct {
 	maxTurnBytes  int
 	retries       int           // tries again of a call that failed before its first event
 	retryWait     time.Duration // the most all of one call's waits may add up to
+	idle          time.Duration // a stream silent this long is ended; <= 0: never
 }
 
 // callKind is what a model call is for.
@@ -113,11 +114,16 @@ func waitingNote(err error, d time.Duration) string {
 // complete makes a model call nobody watches (a summary, a title, the
 // topic filter's), once, and returns its text, cleaned of inline
 // reasoning and tool markup, and its usage (estimated when the server
-// reports none). Past the turn's output cap in bytes it fails; its token
-// limit is the request's, which the server enforces.
+// reports none). Past its request's token limit, which is also held here
+// (a server may ignore it), or the turn's output cap in bytes it fails:
+// a summary that runs on costs no more than it was allowed.
 func (c *conn) complete(ctx context.Context, req *providers.Request) (string, providers.Usage, error) {
 	var out transcript
-	out.init(math.MaxInt32, c.maxTurnBytes, nil, nil)
+	tokens, bytes := math.MaxInt32, c.maxTurnBytes
+	if req.MaxTokens > 0 {
+		tokens, bytes = req.MaxTokens, min(bytes, 4*req.MaxTokens+3)
+	}
+	out.init(tokens, bytes, nil, nil)
 	text, _, err := c.stream(ctx, modelCall{req: req, out: &out, emit: func(blocks.Block) {}, once: true})
 	if err == nil && out.capped {
 		err = errors.New("over the output cap")

@@ -356,7 +356,7 @@ func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) *conn 
 	return &conn{name: cn.Name, provider: cn.Provider, model: model, topicModel: cn.TopicModel, maxOutput: out,
 		temperature: s.Temperature, topP: s.TopP, effort: s.ReasoningEffort,
 		window: cn.ContextWindow, family: cn.ModelFamily, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
-		retries: c.ModelRetries, retryWait: c.ModelRetryWait}
+		retries: c.ModelRetries, retryWait: c.ModelRetryWait, idle: c.ModelIdleTimeout}
 }
 
 // cmp0 returns a unless it is zero, then b.

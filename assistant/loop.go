@@ -111,7 +111,7 @@ func (t *turn) history(ctx context.Context) ([]providers.Message, bool) {
 	}
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(t.in.forModel()), defs: t.tools.defs()}
 	c := t.e.compact(t.stop.ctx, t.conn, &t.stop, t.thread, t.adm.past, historyBudget(t.conn, f))
-	t.out.charge(c.usage)
+	t.out.chargeSide(c.usage)
 	if t.stop.stopped() {
 		t.out.fail(t.stop.err())
 		return nil, false

@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -43,7 +44,7 @@ func (c *conn) stream(ctx context.Context, mc modelCall) (string, []providers.To
 	defer s.estimate()
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		capped, err := s.read(pctx, c.provider)
+		capped, err := s.read(pctx, c.provider, c.idle)
 		switch {
 		case capped:
 			return s.text.String(), nil, nil
@@ -116,17 +117,57 @@ type callState struct {
 
 // read streams one attempt of the call. It reports whether the output cap
 // ended it, or the provider's error.
-func (s *callState) read(ctx context.Context, p providers.Provider) (bool, error) {
-	for ev, err := range p.Stream(ctx, s.mc.req) {
-		if err != nil {
-			return false, err
+func (s *callState) read(ctx context.Context, p providers.Provider, idle time.Duration) (bool, error) {
+	if idle > 0 {
+		// A stream silent for idle is ended as a timeout: a stalled
+		// server must not hold the user until TurnTimeout.
+		var cancel context.CancelCauseFunc
+		ctx, cancel = context.WithCancelCause(ctx)
+		defer cancel(nil)
+		timer := time.AfterFunc(idle, func() { cancel(errStalled) })
+		defer timer.Stop()
+		for ev, err := range p.Stream(ctx, s.mc.req) {
+			timer.Reset(idle)
+			if capped, done, err := s.step(ctx, ev, err); done {
+				return capped, err
+			}
 		}
-		s.started = true
-		if s.event(ev) {
-			return true, nil
+		return false, stalled(ctx)
+	}
+	for ev, err := range p.Stream(ctx, s.mc.req) {
+		if capped, done, err := s.step(ctx, ev, err); done {
+			return capped, err
 		}
 	}
 	return false, nil
+}
+
+// errStalled is the cause of a call ended for a silent stream.
+var errStalled = errors.New("the model's stream was silent for too long")
+
+// stalled returns, for a call whose context ended with errStalled, the
+// timeout the user is told of; otherwise nil.
+func stalled(ctx context.Context) error {
+	if errors.Is(context.Cause(ctx), errStalled) {
+		return &providers.Error{Category: providers.CategoryTimeout, Err: errStalled}
+	}
+	return nil
+}
+
+// step takes one item of the stream: it reports done when the call ends
+// here, with whether the output cap ended it, or the error.
+func (s *callState) step(ctx context.Context, ev providers.Event, err error) (capped, done bool, _ error) {
+	if err != nil {
+		if st := stalled(ctx); st != nil {
+			return false, true, st
+		}
+		return false, true, err
+	}
+	s.started = true
+	if s.event(ev) {
+		return true, true, nil
+	}
+	return false, false, nil
 }
 
 // event takes one event of the stream, and reports whether the output cap

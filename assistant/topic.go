@@ -114,7 +114,7 @@ func (e *Engine) offTopic(ctx context.Context, c *conn, text string, out *transc
 	defer cancel()
 	start := time.Now()
 	answer, usage, err := c.complete(ctx, e.topicRequest(c, text))
-	out.charge(usage)
+	out.chargeSide(usage)
 	if err != nil {
 		// The user's own question must not wait on, or be refused by, a
 		// filter that could not answer.

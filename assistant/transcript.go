@@ -31,7 +31,8 @@ type transcript struct {
 	stored blocks.List         // the blocks as they will be persisted
 	msgs   []providers.Message // model messages of this turn
 
-	usage    providers.Usage
+	usage    providers.Usage // every call of the turn: its rounds, and the summary and topic calls
+	sideOut  int64           // output tokens of the summary and topic calls, which the output cap does not count
 	finish   string
 	err      error // why the turn failed, if it did
 	textSeen bool  // the model has streamed text this turn
@@ -166,6 +167,17 @@ func (o *transcript) invalidCall(id string) {
 // charge adds a model call's usage to the turn's.
 func (o *transcript) charge(u providers.Usage) { o.usage = o.usage.Add(u) }
 
+// chargeSide adds the usage of a call made for the turn but not part of
+// its answer (the summary, the topic verdict): charged like the rest, but
+// not counted against the answer's output cap.
+func (o *transcript) chargeSide(u providers.Usage) {
+	o.usage = o.usage.Add(u)
+	o.sideOut += u.OutputTokens
+}
+
+// answerOut is the output tokens of the turn's own rounds.
+func (o *transcript) answerOut() int64 { return o.usage.OutputTokens - o.sideOut }
+
 // end sets the turn's finish reason.
 func (o *transcript) end(finish string) { o.finish = finish }
 
@@ -178,7 +190,7 @@ func (o *transcript) fail(err error) { o.err = err }
 // the tokens left after the reported usage, at four bytes each (+3: a
 // token counts once whole).
 func (o *transcript) callLimit() int64 {
-	tokensLeft := int64(o.maxTokens) - o.usage.OutputTokens
+	tokensLeft := int64(o.maxTokens) - o.answerOut()
 	return min(int64(o.outBytes)+4*tokensLeft+3, int64(o.maxBytes))
 }
 
@@ -195,7 +207,7 @@ func (o *transcript) wrote(n int, limit int64) bool {
 // spent reports whether the output cap ends the turn: it did during a
 // call, or the usage reported at a call's end reached it.
 func (o *transcript) spent() bool {
-	if o.usage.OutputTokens >= int64(o.maxTokens) {
+	if o.answerOut() >= int64(o.maxTokens) {
 		o.capped = true
 	}
 	return o.capped
@@ -208,7 +220,9 @@ func (o *transcript) spent() bool {
 func (o *transcript) text(s string, limit int64, emit func(blocks.Block)) (string, bool) {
 	sink := o.claims.sink(emit)
 	if o.wrote(len(s), limit) {
-		room := len(s) - (o.outBytes - o.maxBytes)
+		// Cut at the call's limit, tokens as well as bytes: one huge
+		// delta must not be kept, and charged, past the token cap.
+		room := len(s) - (o.outBytes - int(limit))
 		s = truncate(s, max(0, min(room, len(s))))
 		o.parser.Write(s, sink)
 		return s, true
