@@ -96,11 +96,17 @@ func (f firstCall) tokens() int { return f.system + f.input + toolDefTokens(f.de
 
 // historyBudget is how many tokens the replayed history (and the summary)
 // may take in the turn's first model call on c: the window less f, the
-// reply, room for this turn's own tool rounds (a quarter of the window)
-// and a margin for the estimate (a twentieth).
+// reply, room for this turn's own tool rounds (a quarter of the window,
+// an eighth of a small one: under 8K tokens the history is scarcer than
+// the room a round's results may want) and a margin for the estimate (a
+// twentieth).
 func historyBudget(c *conn, f firstCall) int {
 	w := c.window
-	return w - f.tokens() - c.replyReserve() - w/4 - w/20
+	rounds := w / 4
+	if w < 8192 {
+		rounds = w / 8
+	}
+	return w - f.tokens() - c.replyReserve() - rounds - w/20
 }
 
 // replyReserve is the room kept for the model's answer.

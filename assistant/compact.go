@@ -51,6 +51,7 @@ type compaction struct {
 	history []providers.Message
 	summary string
 	usage   providers.Usage
+	forgot  bool // the thread had history, and none of it, not even a summary, fits
 }
 
 // compact plans the history a turn on c replays of past, the branch of
@@ -61,6 +62,7 @@ func (e *Engine) compact(ctx context.Context, c *conn, stop *stopper, th store.T
 	var out compaction
 	summary, through := th.Summary, th.SummaryThrough
 	past = after(past, through)
+	had := len(past) > 0 || summary != ""
 	fits := func(ss []stretch, summary string) bool {
 		return summaryCost(summary)+stretchTokens(ss) <= budget
 	}
@@ -103,6 +105,7 @@ func (e *Engine) compact(ctx context.Context, c *conn, stop *stopper, th store.T
 		summary = keepEnd(summary, max(0, budget-summaryCost("x")-1)*4)
 	}
 	out.history, out.summary = flatten(past), summary
+	out.forgot = had && len(out.history) == 0 && out.summary == ""
 	return out
 }
 

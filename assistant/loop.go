@@ -25,6 +25,11 @@ const (
 // noAnswer is shown when the model ends a turn without any text.
 const noAnswer = "I could not produce an answer to that. Please try rephrasing your question."
 
+// forgotNote tells the user the model sees none of the conversation
+// before their message: its context window has no room for it.
+const forgotNote = "This model's context window is too small to include the earlier messages of this conversation: " +
+	"the assistant sees only your latest message. Start a new conversation, or use a model with a larger context window."
+
 // cutOffNote tells the user the answer hit the turn's output cap.
 const cutOffNote = "The answer reached its length limit and was cut off."
 
@@ -53,9 +58,12 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.e.refuseOffTopic(ctx, t.u, t.thread.ID, t.conn, &t.out, emit)
 		return
 	}
-	history, ok := t.history(ctx)
+	history, forgot, ok := t.history(ctx)
 	if !ok {
 		return
+	}
+	if forgot {
+		emit(blocks.Block{Kind: blocks.Warning, Content: forgotNote})
 	}
 	system, stable := t.prompt.system()
 	base := history
@@ -101,23 +109,23 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 
 // history plans what the turn replays, compacted to the room the first
 // call leaves, and completes the system prompt with the running summary
-// and the time.
+// and the time. forgot reports that none of the thread's history fits.
 // A blocked message's rejection is written from the categories alone: no
 // history. It reports false when the turn was stopped meanwhile.
-func (t *turn) history(ctx context.Context) ([]providers.Message, bool) {
+func (t *turn) history(ctx context.Context) (history []providers.Message, forgot, ok bool) {
 	if t.in.blocked() {
 		t.prompt.finish(t.thread.Summary, t.e.cfg.Now().In(userLocation(t.u)))
-		return nil, true
+		return nil, false, true
 	}
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(t.in.forModel()), defs: t.tools.defs()}
 	c := t.e.compact(t.stop.ctx, t.conn, &t.stop, t.thread, t.adm.past, historyBudget(t.conn, f))
 	t.out.chargeSide(c.usage)
 	if t.stop.stopped() {
 		t.out.fail(t.stop.err())
-		return nil, false
+		return nil, false, false
 	}
 	t.prompt.finish(c.summary, t.e.cfg.Now().In(userLocation(t.u)))
-	return c.history, true
+	return c.history, c.forgot, true
 }
 
 // ends takes the outcome of a model call that made calls (or, final, was

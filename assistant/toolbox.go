@@ -19,6 +19,7 @@ import (
 type toolbox struct {
 	offered    []offeredTool   // the host's tools this user may use on this page
 	meta       []offeredTool   // the Engine's own tools offered this turn
+	window     int             // the connection's context window, in tokens
 	lazy       bool            // offered tools are loaded with search_tools
 	loaded     map[string]bool // lazy turns: offered tools loaded so far
 	repeats    map[string]int  // tool calls by name and canonical arguments
@@ -70,16 +71,20 @@ func isMetaTool(name string) bool { return name == SearchToolsName || name == As
 // past), and the Engine's own tools; and which of them run without a card
 // (req.Autonomous, the user's standing approvals). It consults the host's Registry and Authorizer, so
 // it runs before any write: a failure there leaves nothing behind.
-func (e *Engine) newToolbox(ctx context.Context, u parley.User, req Request, past []stretch) toolbox {
-	tb := toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous}
+func (e *Engine) newToolbox(ctx context.Context, u parley.User, req Request, past []stretch, window int) toolbox {
+	tb := toolbox{offered: e.offeredTools(ctx, u, req.Page), autonomous: req.Autonomous, window: window}
 	tb.auto = e.standingApprovals(ctx, u, tb.offered, req.AutoApprove)
 	tb.setup(e, past)
 	return tb
 }
 
 // setup decides lazy loading and the Engine's own tools for what is offered.
+// The tools are loaded lazily past LazyToolThreshold of them, or when their
+// definitions would take more than an eighth of a context window: a small
+// model gets the catalog, one line a category, and loads what it needs.
 func (tb *toolbox) setup(e *Engine, past []stretch) {
-	tb.lazy = e.cfg.LazyToolThreshold >= 0 && len(tb.offered) > e.cfg.LazyToolThreshold
+	tb.lazy = e.cfg.LazyToolThreshold >= 0 &&
+		(len(tb.offered) > e.cfg.LazyToolThreshold || len(tb.offered) > 1 && specTokens(tb.offered) > tb.window/8)
 	tb.loaded = make(map[string]bool)
 	if tb.lazy {
 		tb.rehydrate(past)
@@ -98,6 +103,15 @@ func (tb *toolbox) setup(e *Engine, past []stretch) {
 func (tb *toolbox) empty(e *Engine) {
 	tb.offered = nil
 	tb.setup(e, nil)
+}
+
+// specTokens estimates the definitions of tools in full.
+func specTokens(ts []offeredTool) int {
+	n := 0
+	for _, o := range ts {
+		n += tokensOf(o.spec.Name) + tokensOf(o.spec.Description) + tokensOf(string(o.spec.Schema())) + messageOverhead
+	}
+	return n
 }
 
 // offeredTools is the gate on the model side: only tools the Authorizer

@@ -71,7 +71,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// write: they consult the host's Registry and Authorizer, and a
 	// failure there must leave nothing behind.
 	t.conn = e.connFor(ctx, u, adm.req)
-	t.tools = e.newToolbox(ctx, u, adm.req, adm.past)
+	t.tools = e.newToolbox(ctx, u, adm.req, adm.past, t.conn.window)
 	if t.cont.changed {
 		t.tools.changed()
 	}
