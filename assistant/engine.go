@@ -115,9 +115,11 @@ type Request struct {
 	// default), or a model's name (on the default connection if it offers
 	// it, else the first that does). "": the user's stored preference
 	// (Engine.SetModelPreference), else the default connection's default.
-	// A model the connection does not offer is answered by its default
-	// model, not refused; the first meta block names the connection and
-	// model that answer.
+	// A model no connection offers is refused with CodeInvalidRequest
+	// before anything is written, as SetModelPreference refuses it (a
+	// stored preference the connections no longer offer falls back to the
+	// connection's default instead); the first meta block names the
+	// connection and model that answer.
 	Model string
 	// Settings are completion settings for this turn's model calls; only
 	// those the connection allows reach the provider, clamped (see
