@@ -23,8 +23,8 @@ type Connection struct {
 	Name     string
 	Provider providers.Provider // required
 	// Model is the default model, used when a request names none and the
-	// user has no preference on this connection, and the one a model
-	// outside Models is coerced to. "": Models[0], or the provider's
+	// user has no preference on this connection, and the one a stored
+	// preference outside Models is coerced to. "": Models[0], or the provider's
 	// default when Models is empty too.
 	Model string
 	// Models are the models a user may pick on this connection; Model must
@@ -255,23 +255,28 @@ func (t *connTable) allows(i int, model string) bool {
 // The connection is the one requested (by name, or as the default or else
 // first connection allowing a named model), else the preference's, else
 // the default. The model is the one requested, else the preference's if it
-// is on the same connection, else the connection's default; a model the
-// connection does not allow is coerced to its default.
-func (t *connTable) choose(requested string, pref *store.ModelPreference) (int, string) {
-	ci, model := -1, ""
-	if name, m, ok := strings.Cut(requested, "/"); ok {
-		if i := t.find(name); i >= 0 {
+// is on the same connection, else the connection's default. ok is false
+// when the request names a model no connection offers: the caller refuses
+// it, since answering with another model than the one asked for would
+// hide a typo or a retired name. A stored preference the connections no
+// longer offer is coerced to the connection's default instead: the user
+// did not ask for it in this request, and it may predate a config change.
+func (t *connTable) choose(requested string, pref *store.ModelPreference) (ci int, model string, ok bool) {
+	ci = -1
+	if name, m, found := strings.Cut(requested, "/"); found {
+		if i := t.find(name); i >= 0 && (m == "" || t.allows(i, m)) {
 			ci, model = i, m
 		}
 	}
 	if ci < 0 && requested != "" {
 		// A model's name, which may itself hold a '/' (OpenRouter's
 		// "vendor/model"): the default connection if it allows it, else
-		// the first that does, else the default coerces it.
+		// the first that does, else nothing offers it.
 		ci, model = t.def, requested
 		if !t.allows(ci, requested) {
-			if i := slices.IndexFunc(t.conns, func(c Connection) bool { return slices.Contains(c.Models, requested) }); i >= 0 {
-				ci = i
+			ci = slices.IndexFunc(t.conns, func(c Connection) bool { return slices.Contains(c.Models, requested) })
+			if ci < 0 {
+				return -1, "", false
 			}
 		}
 	}
@@ -289,9 +294,9 @@ func (t *connTable) choose(requested string, pref *store.ModelPreference) (int, 
 		ci = t.def
 	}
 	if model == "" || !t.allows(ci, model) {
-		model = t.conns[ci].Model
+		model = t.conns[ci].Model // a stale preference; a request's is allowed by now
 	}
-	return ci, model
+	return ci, model, true
 }
 
 // settings merges a request's settings over the connection's defaults,
@@ -342,13 +347,18 @@ func clampFloat(v *float64, hi float64) *float64 {
 // connFor resolves the connection, model and settings of a turn, once, at
 // admission: the request's model, else u's stored preference (on the same
 // connection only), else the default. A preference that cannot be read
-// is logged and passed over: the turn is answered by the default.
-func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) *conn {
+// is logged and passed over: the turn is answered by the default. A
+// request naming a model no connection offers is CodeInvalidRequest, as
+// SetModelPreference refuses it.
+func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) (*conn, error) {
 	var pref *store.ModelPreference
 	if name, m, _ := strings.Cut(req.Model, "/"); req.Model == "" || m == "" && e.conns.find(name) >= 0 {
 		pref = e.preference(ctx, u)
 	}
-	ci, model := e.conns.choose(req.Model, pref)
+	ci, model, ok := e.conns.choose(req.Model, pref)
+	if !ok {
+		return nil, invalidRequest("stream", unknownModel(req.Model))
+	}
 	cn := &e.conns.conns[ci]
 	s := cn.settings(req.Settings, e.cfg.MaxTurnOutputTokens)
 	c := &e.cfg
@@ -356,7 +366,16 @@ func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) *conn 
 	return &conn{name: cn.Name, provider: cn.Provider, model: model, topicModel: cn.TopicModel, maxOutput: out,
 		temperature: s.Temperature, topP: s.TopP, effort: s.ReasoningEffort,
 		window: cn.ContextWindow, family: cn.ModelFamily, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
-		retries: c.ModelRetries, retryWait: c.ModelRetryWait, idle: c.ModelIdleTimeout}
+		retries: c.ModelRetries, retryWait: c.ModelRetryWait, idle: c.ModelIdleTimeout}, nil
+}
+
+// unknownModel says that no connection offers model, naming it when it is
+// short enough to read: it is the caller's own input, quoted.
+func unknownModel(model string) string {
+	if len(model) > 100 {
+		return "no connection offers the model the request names"
+	}
+	return fmt.Sprintf("no connection offers the model %q", model)
 }
 
 // cmp0 returns a unless it is zero, then b.
@@ -415,7 +434,7 @@ func (e *Engine) Models(ctx context.Context, u parley.User) (ModelChoices, error
 			return ModelChoices{}, wrap(CodeInternal, "read model preference", err)
 		}
 	}
-	ci, model := e.conns.choose("", pref)
+	ci, model, _ := e.conns.choose("", pref)
 	out.Current = ModelRef{Connection: e.conns.conns[ci].Name, Model: model}
 	return out, nil
 }
@@ -423,8 +442,8 @@ func (e *Engine) Models(ctx context.Context, u parley.User) (ModelChoices, error
 // SetModelPreference stores u's model choice, which later requests naming
 // no model use (see Request.Model). connection "" is the default
 // connection; model "" is the connection's default. Both "" clears the
-// choice. Unlike a request's model, which is coerced, a choice the
-// connection does not offer is refused: CodeInvalidRequest, as is an
+// choice. As for a request's model, a choice the connection does not
+// offer is refused: CodeInvalidRequest, as is an
 // unknown connection. CodeUnsupported (errors.ErrUnsupported) if the Store
 // does not implement store.Preferences; CodeForbidden unless the
 // Authorizer allows UseAssistant.

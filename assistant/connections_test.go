@@ -144,18 +144,33 @@ func TestModelPrecedenceRequestThenPreferenceThenDefault(t *testing.T) {
 	}
 }
 
-func TestModelOutsideTheAllowlistIsCoercedToTheDefault(t *testing.T) {
+// A model the request names and no connection offers is refused as the
+// preference route refuses it, before anything is written or a model is
+// called: answering with another model would hide a typo.
+func TestModelNoConnectionOffersIsRefused(t *testing.T) {
 	tc := newTwoConns(t)
-	for _, c := range []struct{ model, wantConn, wantM string }{
-		{"smart/gpt-unknown", "smart", "big"},
-		{"fast/huge", "fast", "small"}, // another connection's model
-		{"gpt-unknown", "fast", "small"},
-		{"nowhere/huge", "fast", "small"}, // not a connection: a model's name
+	for _, model := range []string{
+		"smart/gpt-unknown",
+		"fast/huge", // another connection's model
+		"gpt-unknown",
+		"nosuchconn/x", // not a connection, nor a model's name
+		"nosuchconn/",
 	} {
-		conn, model, got := tc.ask(t, bob, assistant.Request{Model: c.model})
-		if conn != c.wantConn || model != c.wantM || got.Model != c.wantM {
-			t.Errorf("%q: answered by %s/%s (provider model %q), want %s/%s", c.model, conn, model, got.Model, c.wantConn, c.wantM)
+		_, bs, err := tc.collect(t, bob, assistant.Request{Message: "hello", Model: model})
+		if assistant.Code(err) != assistant.CodeInvalidRequest || !strings.Contains(err.Error(), "no connection offers the model") {
+			t.Errorf("%q: %v (blocks %v), want invalid_request naming the model", model, err, bs)
 		}
+	}
+	if n := len(tc.fast.Requests()) + len(tc.smart.Requests()); n != 0 {
+		t.Errorf("%d model calls for refused requests", n)
+	}
+	if ths, err := tc.eng.Threads(context.Background(), bob, store.ListOptions{}); err != nil || len(ths) != 0 {
+		t.Errorf("refused requests left threads %v (%v)", ths, err)
+	}
+	// A model's name that holds a '/' but names a listed model is found.
+	tc2 := newTwoConns(t, func(c *assistant.Config) { c.Connections[1].Models = append(c.Connections[1].Models, "vendor/model") })
+	if conn, model, _ := tc2.ask(t, bob, assistant.Request{Model: "vendor/model"}); conn != "smart" || model != "vendor/model" {
+		t.Errorf("vendor/model: answered by %s/%s, want smart/vendor/model", conn, model)
 	}
 }
 
@@ -248,7 +263,10 @@ func TestSingleConnectionConfigKeepsWorking(t *testing.T) {
 		c.Model = "configured"
 		c.MaxOutputTokens = 64
 	})
-	_, bs, err := h.collect(t, bob, assistant.Request{Message: "hi", Model: "other", Settings: assistant.Settings{Temperature: ptr(1.0), MaxTokens: 10}})
+	if _, _, err := h.collect(t, bob, assistant.Request{Message: "hi", Model: "other"}); assistant.Code(err) != assistant.CodeInvalidRequest {
+		t.Errorf("a model the one connection does not offer: %v, want invalid_request", err)
+	}
+	_, bs, err := h.collect(t, bob, assistant.Request{Message: "hi", Model: "configured", Settings: assistant.Settings{Temperature: ptr(1.0), MaxTokens: 10}})
 	if err != nil {
 		t.Fatal(err)
 	}

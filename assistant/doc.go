@@ -85,10 +85,12 @@
 // are the one connection. A turn's connection and model are resolved once,
 // at admission: Request.Model, else the user's stored choice
 // (SetModelPreference, through the optional store.Preferences) when it is
-// on the same connection, else the connection's default. A model the
-// connection does not offer is coerced to its default, never refused;
-// completion settings it does not allow are dropped and the others
-// clamped, so nothing unlisted reaches the provider. The turn's first meta
+// on the same connection, else the connection's default. A request naming
+// a model no connection offers is refused (CodeInvalidRequest), as
+// SetModelPreference refuses one; a stored choice the connections no
+// longer offer falls back to the connection's default. Completion settings
+// the connection does not allow are dropped and the others clamped, so
+// nothing unlisted reaches the provider. The turn's first meta
 // block names the connection and the model; spend is keyed per connection.
 // Models lists what a user may pick.
 //

@@ -115,9 +115,11 @@ type Request struct {
 	// default), or a model's name (on the default connection if it offers
 	// it, else the first that does). "": the user's stored preference
 	// (Engine.SetModelPreference), else the default connection's default.
-	// A model the connection does not offer is answered by its default
-	// model, not refused; the first meta block names the connection and
-	// model that answer.
+	// A model no connection offers is refused with CodeInvalidRequest
+	// before anything is written, as SetModelPreference refuses it (a
+	// stored preference the connections no longer offer falls back to the
+	// connection's default instead); the first meta block names the
+	// connection and model that answer.
 	Model string
 	// Settings are completion settings for this turn's model calls; only
 	// those the connection allows reach the provider, clamped (see
@@ -222,14 +224,14 @@ const (
 
 // Reply is a whole turn, for callers that do not stream.
 type Reply struct {
-	ThreadID      string
-	MessageID     string // the assistant message
-	UserMessageID string
-	Title         string
-	Text          string         // all markdown of the answer, concatenated
-	Blocks        []blocks.Block // the stored form of the answer
-	Usage         providers.Usage
-	Finish        string
+	ThreadID      string          // the thread; Request.ThreadID continues it
+	MessageID     string          // the stored assistant message
+	UserMessageID string          // the stored user message it answers; Request.Replaces edits it
+	Title         string          // the thread's title, as the meta blocks name it
+	Text          string          // all markdown of the answer, concatenated
+	Blocks        []blocks.Block  // the stored form of the answer; a confirm block's ID is a Decision's token
+	Usage         providers.Usage // the tokens the turn's model calls reported
+	Finish        string          // a Finish* reason; "" when the turn failed (Collect returns the error)
 }
 
 // Collect drains a Stream. It returns the reply and, if the stream ended

@@ -70,7 +70,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	// later reads them from Config. The tools are computed before any
 	// write: they consult the host's Registry and Authorizer, and a
 	// failure there must leave nothing behind.
-	t.conn = e.connFor(ctx, u, adm.req)
+	if t.conn, err = e.connFor(ctx, u, adm.req); err != nil {
+		return nil, err
+	}
 	t.tools = e.newToolbox(ctx, u, adm.req, adm.past, t.conn.window)
 	if t.cont.changed {
 		t.tools.changed()

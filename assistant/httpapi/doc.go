@@ -24,8 +24,8 @@
 //	                                ReadEntity (at most assistant.MaxEntities).
 //	                                "model": "connection/model", "connection/" or a model's
 //	                                name; "" or absent: the user's preference, else the
-//	                                default. A model the connection does not offer is answered
-//	                                by its default model, not refused (see Models below).
+//	                                default. A model no connection offers is 400
+//	                                invalid_request, as on the preference route (see Models).
 //	                                "settings": {"temperature"?, "top_p"?, "max_tokens"?,
 //	                                "reasoning_effort"?}: those the connection does not allow
 //	                                are dropped, the others clamped (temperature 0-2, top_p
@@ -89,8 +89,7 @@
 //	                                user's choice for requests naming no model ("model" "": the
 //	                                connection's default; "connection" "": the default one;
 //	                                both "": clears it). A connection or model not offered is
-//	                                400: a stored choice is checked strictly, while a stream's
-//	                                "model" is coerced. 501 unsupported when the Store does not
+//	                                400, as it is in a stream's "model". 501 unsupported when the Store does not
 //	                                implement store.Preferences
 //	GET    /api/chat/tools          -> {"tools": [...]}, what this user may use; ?page=; each
 //	                                with name, description, category, effect, needs_approval,

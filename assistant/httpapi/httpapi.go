@@ -347,8 +347,8 @@ type StreamRequest struct {
 	// [{"type", "id"}] (see assistant.Request.Entities).
 	Entities []assistant.EntityRef `json:"entities,omitempty"`
 	// Model picks the model: "connection/model", "connection/" or a
-	// model's name (see assistant.Request.Model); one not offered is
-	// answered by the connection's default.
+	// model's name (see assistant.Request.Model); one no connection
+	// offers is 400 invalid_request.
 	Model string `json:"model,omitempty"`
 	// Settings are completion settings: {"temperature"?, "top_p"?,
 	// "max_tokens"?, "reasoning_effort"?}; those the connection does not

@@ -150,8 +150,8 @@ func TestStreamModelAndSettingsPickTheConnection(t *testing.T) {
 	if rs := smart.Requests(); len(rs) != 1 || rs[0].Model != "huge" || rs[0].Temperature != nil {
 		t.Errorf("smart got %+v: want huge and no temperature (not allowed there)", rs)
 	}
-	// Outside the allowlist: coerced, not refused; temperature clamped.
-	bs, raw = h.stream("alice", httpapi.StreamRequest{Message: "hi", Model: "fast/huge", Settings: &assistant.Settings{Temperature: ptr(7.0)}})
+	// The connection alone: its default model; temperature clamped.
+	bs, raw = h.stream("alice", httpapi.StreamRequest{Message: "hi", Model: "fast/", Settings: &assistant.Settings{Temperature: ptr(7.0)}})
 	if m := bs[0].Meta; m.Connection != "fast" || m.Model != "small" {
 		t.Errorf("first block %+v: %s", bs[0], raw)
 	}
@@ -164,6 +164,37 @@ func TestStreamModelAndSettingsPickTheConnection(t *testing.T) {
 	resp := h.do("POST", "/api/chat/stream", "alice", `{"message": "hi", "settings": {"temperature": 0.5, "seed": 1}}`)
 	if status := discard(resp); status != 400 {
 		t.Errorf("an unknown setting: %d, want 400", status)
+	}
+}
+
+// A stream naming a model no connection offers is refused as the
+// preference route refuses it, never answered by the default model; on the
+// AI SDK route too, as a sentence.
+func TestStreamModelNoConnectionOffersIs400(t *testing.T) {
+	fast, smart := fake.New(), fake.New()
+	h := newHarness(t, nil, withConnections(memstore.New(), fast, smart))
+	for _, model := range []string{"nosuchconn/x", "fast/huge", "gpt-unknown"} {
+		resp := h.do("POST", "/api/chat/stream", "alice", streamBody(t, httpapi.StreamRequest{Message: "hi", Model: model}))
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(raw), `"invalid_request"`) || !strings.Contains(string(raw), "no connection offers the model") {
+			t.Errorf("model %q: %d %s, want 400 invalid_request naming it", model, resp.StatusCode, raw)
+		}
+	}
+	var body map[string]any
+	if err := json.Unmarshal([]byte(uiBody(t, "chat-x", "submit-message", "", userMsg("u1", "hi"))), &body); err != nil {
+		t.Fatal(err)
+	}
+	body["model"] = "nosuchconn/x"
+	raw, _ := json.Marshal(body)
+	resp := h.do("POST", "/api/chat/ui", "alice", string(raw))
+	text, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 400 || !strings.Contains(string(text), "no connection offers the model") {
+		t.Errorf("/api/chat/ui with an unknown model: %d %s", resp.StatusCode, text)
+	}
+	if n := len(fast.Requests()) + len(smart.Requests()); n != 0 {
+		t.Errorf("%d model calls for refused requests", n)
 	}
 }
 

@@ -142,7 +142,7 @@ func nodeCheck(t *testing.T) (node, dir string) {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		skip("node is not installed; install Node 20 or later to run it")
+		skip("node is not installed; install Node 22 or later (the ai packages need it) to run it")
 	}
 	dir, _ = filepath.Abs("aisdk")
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json")); err != nil {

@@ -56,6 +56,9 @@ func openDatabase(ctx context.Context, s settings, log *slog.Logger) (database, 
 	case s.DatabaseURL != "":
 		return database{}, fmt.Errorf("PARLEY_DATABASE_URL: want a postgres:// URL")
 	case s.DatabasePath != "":
+		if err := checkDatabaseDir(s.DatabasePath); err != nil {
+			return database{}, err
+		}
 		db, err = sql.Open("sqlite", "file:"+s.DatabasePath+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)")
 		conns := cmp.Or(s.MaxConns, defaultSQLiteConns)
 		log.Info("using SQLite", "file", s.DatabasePath, "max_conns", conns)

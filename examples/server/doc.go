@@ -59,17 +59,23 @@
 // that has since gone can only find nothing, never act on a newer note.
 //
 // Environment (a value that does not parse stops the server with a message
-// naming the variable):
+// naming the variable; a wrong key or model is logged at Error on the first
+// call the model server refuses, naming the variable to check; an unknown
+// PARLEY_* variable is logged with the closest known name). The list is
+// serverVariables, and README.md's configuration table says what each
+// wrong value does:
 //
 //	PARLEY_ADDR           listen address (default 127.0.0.1:8080, loopback only;
-//	                      :8080 for every interface; 127.0.0.1:0 picks a free port). The log names the bound address once it is bound:
+//	                      :8080 for every interface; 127.0.0.1:0 picks a free port; a bare
+//	                      port is refused). The log names the bound address once it is bound:
 //	                      "parley example listening addr=127.0.0.1:PORT url=http://127.0.0.1:PORT/"
 //	PARLEY_LLM_PRESET     an OpenAI-compatible server by kind: openai, azure, vllm, ollama,
 //	                      openrouter or lmstudio (the providers/openai presets: ollama and
 //	                      lmstudio send the token limit as max_tokens, the only field they
 //	                      read); generic (the default) needs PARLEY_LLM_BASE_URL. Either
 //	                      switches off the demo model
-//	PARLEY_LLM_BASE_URL   the server's endpoint, e.g. https://api.openai.com/v1; replaces the
+//	PARLEY_LLM_BASE_URL   the server's endpoint, e.g. https://api.openai.com/v1 (http:// or
+//	                      https:// is required); replaces the
 //	                      preset's (azure has none: https://RESOURCE.openai.azure.com/openai/v1)
 //	PARLEY_LLM_API_KEY    its API key (may be empty for local servers)
 //	PARLEY_LLM_MODEL      the model name (default gpt-4o-mini with openai or generic; the
@@ -90,7 +96,8 @@
 //	PARLEY_TITLES         on (the default): a short model call names each new thread
 //	                      after its first answer, charged to the user; off: the first
 //	                      words of its first message name it
-//	PARLEY_DATABASE_PATH  the SQLite file (default parley.db; "" keeps everything in memory)
+//	PARLEY_DATABASE_PATH  the SQLite file (default parley.db; "" keeps everything in memory);
+//	                      its directory must exist
 //	PARLEY_DATABASE_URL   postgres://user:pass@host/db switches to PostgreSQL
 //	PARLEY_DATABASE_MAX_CONNS  the most database connections open at once (default 16
 //	                      on PostgreSQL, 8 on SQLite); past it a request waits for one

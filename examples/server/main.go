@@ -32,6 +32,7 @@ func main() {
 		os.Exit(2)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	warnUnknownVariables(log, os.Environ())
 	set, err := settingsFromEnv()
 	if err != nil {
 		log.Error("parley example: bad configuration", "err", err)
@@ -154,6 +155,9 @@ func settingsFromEnv() (settings, error) {
 		DatabaseURL:   os.Getenv("PARLEY_DATABASE_URL"),
 		DatabasePath:  "parley.db",
 		RetentionDays: -1,
+	}
+	if err := checkAddr(s.Addr); err != nil {
+		return s, err
 	}
 	var err error
 	if s.LLM, err = readLLMSettings(); err != nil {

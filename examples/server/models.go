@@ -91,6 +91,11 @@ func readLLMSettings() (llmSettings, error) {
 	default:
 		return l, fmt.Errorf("PARLEY_LLM_PRESET=%q: want openai, azure, vllm, ollama, openrouter, lmstudio or generic (the default)", p)
 	}
+	if l.BaseURL != "" {
+		if err := checkBaseURL("PARLEY_LLM_BASE_URL", l.BaseURL); err != nil {
+			return l, err
+		}
+	}
 	var err error
 	l.Model, l.Models, err = readModels("PARLEY_LLM")
 	if err != nil || !l.enabled() {
@@ -113,6 +118,11 @@ func readLLMSettings() (llmSettings, error) {
 // is refused.
 func readAnthropicSettings() (anthropicSettings, error) {
 	a := anthropicSettings{APIKey: secret(os.Getenv("PARLEY_ANTHROPIC_API_KEY")), BaseURL: os.Getenv("PARLEY_ANTHROPIC_BASE_URL")}
+	if a.BaseURL != "" {
+		if err := checkBaseURL("PARLEY_ANTHROPIC_BASE_URL", a.BaseURL); err != nil {
+			return a, err
+		}
+	}
 	if path := os.Getenv("PARLEY_ANTHROPIC_API_KEY_FILE"); path != "" {
 		if a.APIKey != "" {
 			return a, errors.New("PARLEY_ANTHROPIC_API_KEY and PARLEY_ANTHROPIC_API_KEY_FILE are both set: want one of them")
@@ -127,6 +137,9 @@ func readAnthropicSettings() (anthropicSettings, error) {
 			return a, fmt.Errorf("PARLEY_ANTHROPIC_API_KEY_FILE=%s has %s: want mode 0600 or 0400, readable by its owner only (chmod 600 %s)", path, mode, path)
 		case errors.Is(err, anthropic.ErrKeyFileEmpty):
 			return a, fmt.Errorf("PARLEY_ANTHROPIC_API_KEY_FILE=%s is empty: want a file holding the API key", path)
+		case errors.Is(err, anthropic.ErrKeyFileNotRegular):
+			// Stat before any open: a FIFO here would block start-up.
+			return a, fmt.Errorf("PARLEY_ANTHROPIC_API_KEY_FILE=%s is not a regular file (%v): want a file holding the API key, or PARLEY_ANTHROPIC_API_KEY", path, err)
 		case errors.Is(err, fs.ErrNotExist):
 			return a, fmt.Errorf("PARLEY_ANTHROPIC_API_KEY_FILE=%s does not exist: want a file holding the API key", path)
 		case err != nil:
@@ -195,11 +208,17 @@ func newModels(s settings, log *slog.Logger) models {
 		cfg.APIKey = string(l.APIKey)
 		log.Info("using an OpenAI-compatible model", "connection", l.connection(), "preset", l.Preset,
 			"base_url", cmp.Or(cfg.BaseURL, openai.OpenAIBaseURL), "model", l.Model, "models", l.Models)
-		conns = append(conns, assistant.Connection{Name: l.connection(), Provider: openai.New(cfg), Model: l.Model, Models: l.Models})
+		p := checkedProvider{Provider: openai.New(cfg), connection: l.connection(), log: log,
+			keyVars:   "PARLEY_LLM_API_KEY",
+			modelVars: "PARLEY_LLM_MODEL (and PARLEY_LLM_MODELS) against the server's models, and PARLEY_LLM_BASE_URL's path (often ending in /v1)"}
+		conns = append(conns, assistant.Connection{Name: l.connection(), Provider: p, Model: l.Model, Models: l.Models})
 	}
 	if a := s.Anthropic; a.enabled() {
 		log.Info("using Anthropic", "connection", "anthropic", "base_url", cmp.Or(a.BaseURL, anthropic.DefaultBaseURL), "model", a.Model, "models", a.Models)
-		p := anthropic.New(anthropic.Config{BaseURL: a.BaseURL, APIKey: string(a.APIKey), Model: a.Model})
+		p := checkedProvider{Provider: anthropic.New(anthropic.Config{BaseURL: a.BaseURL, APIKey: string(a.APIKey), Model: a.Model}),
+			connection: "anthropic", log: log,
+			keyVars:   "PARLEY_ANTHROPIC_API_KEY or the file PARLEY_ANTHROPIC_API_KEY_FILE names",
+			modelVars: "PARLEY_ANTHROPIC_MODEL (and PARLEY_ANTHROPIC_MODELS), and PARLEY_ANTHROPIC_BASE_URL"}
 		conns = append(conns, assistant.Connection{Name: "anthropic", Provider: p, Model: a.Model, Models: a.Models,
 			ModelFamily: assistant.ModelFamilyAnthropic})
 	}
