@@ -119,6 +119,12 @@ func TestBrowserPage(t *testing.T) {
 		}
 		eval[chromedp.Void](t, tb, `[...document.querySelectorAll("#log .card")].at(-1).querySelector("button.apply").click()`)
 		tb.idle(t)
+		if eval[bool](t, tb, `[...[...document.querySelectorAll("#log .card")].at(-1).querySelectorAll(".buttons button")].some((b) => b.offsetParent !== null)`) {
+			t.Errorf("the decided card still shows Apply and Decline")
+		}
+		if n := eval[int](t, tb, `[...document.querySelectorAll("#log .reply")].at(-2).querySelectorAll("details.tools").length`); n != 0 {
+			t.Errorf("the call the card asks about also has a pending tool row (%d)", n)
+		}
 		if n := eval[int](t, tb, `(document.getElementById("log").innerText.match(/Applied/g) || []).length`); n != 1 {
 			t.Errorf("%d visible Applied lines after one approval, want 1:\n%s", n, strings.Join(tb.transcript(t), "\n"))
 		}
@@ -208,6 +214,7 @@ func TestBrowserPage(t *testing.T) {
 		}
 		tb.shot(t, "16-desktop-over-the-limit")
 		tb.do(t, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		tb.waitFor(t, "the sidebar to slide away", `getComputedStyle(document.getElementById("nav")).visibility === "hidden"`)
 		tb.shot(t, "17-phone-over-the-limit")
 		eval[chromedp.Void](t, tb, `(() => { const i = document.getElementById("input"); i.value = ""; i.dispatchEvent(new InputEvent("input", {bubbles: true})); })()`)
 		if tb.text(t, "#limit") != "" || eval[bool](t, tb, `document.getElementById("send").disabled`) {
