@@ -64,6 +64,9 @@
 //	                                another names it in "replaces"
 //	PATCH  /api/chat/threads/{id}   {"title"} -> {"thread"}; renames the thread
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread; ?hard=true deletes it for good
+//	GET    /api/chat/threads/{id}/stream -> the NDJSON stream of the thread's turn running on
+//	                                this instance, replayed from its first block and followed
+//	                                to its end, or 204 (resume.go)
 //	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
 //	PUT    /api/chat/threads/{id}/messages/{message_id}/feedback
 //	                                {"rating": "up"|"down", "category"?, "comment"?}

@@ -87,6 +87,7 @@ type Handler struct {
 	root http.Handler // mux, behind the cross-origin protection unless disabled
 
 	uiLive uiLiveStreams // AI SDK streams running here, for a resume
+	live   uiLiveStreams // NDJSON streams running here, by thread, for a resume (resume.go)
 }
 
 // New returns a Handler serving eng. It panics on a programming error
@@ -120,6 +121,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		{"GET", "/api/chat/threads/{id}", h.authed(h.getThread)},
 		{"PATCH", "/api/chat/threads/{id}", h.jsonBody(h.authed(h.renameThread))},
 		{"DELETE", "/api/chat/threads/{id}", h.jsonBody(h.authed(h.archiveThread))},
+		{"GET", "/api/chat/threads/{id}/stream", h.authed(h.resumeStream)},
 		{"POST", "/api/chat/threads/{id}/cancel", h.jsonBody(h.authed(h.cancelTurn))},
 		{"PUT", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.setFeedback))},
 		{"DELETE", "/api/chat/threads/{id}/messages/{message_id}/feedback", h.jsonBody(h.authed(h.deleteFeedback))},
@@ -416,7 +418,17 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 		h.invalid(w, r, err.Error())
 		return
 	}
-	rc := http.NewResponseController(w)
+	// The stream is written through a uiWriter, which keeps a copy for GET
+	// /api/chat/threads/{id}/stream once the first meta block names the
+	// thread, and reads the turn to its end when the client leaves (a
+	// reload), so the copy is whole for the page that comes back.
+	out := &uiWriter{w: w, rc: http.NewResponseController(w)}
+	var threadID string
+	defer func() {
+		if out.live != nil {
+			h.live.end(u.ID, threadID, out.live)
+		}
+	}()
 	buf := make([]byte, 0, 512)
 	started := false
 	for b := range h.eng.Stream(r.Context(), u, areq) {
@@ -432,18 +444,20 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 			}
 			started = true
 			hdr := w.Header()
-			hdr.Set("Content-Type", "application/x-ndjson")
+			hdr.Set("Content-Type", ndjsonType)
 			hdr.Set("Cache-Control", "no-cache")
 			hdr.Set("X-Content-Type-Options", "nosniff")
 			hdr.Set("X-Accel-Buffering", "no")
 			w.WriteHeader(http.StatusOK)
+			if b.Kind == blocks.Meta && b.Meta != nil && b.Meta.ThreadID != "" {
+				threadID = b.Meta.ThreadID
+				out.live = h.live.start(u.ID, threadID)
+			}
 		}
 		buf = blocks.AppendNDJSON(buf[:0], &b)
-		if _, err := w.Write(buf); err != nil {
-			return // the client is gone; the turn goes on and persists
-		}
-		if err := rc.Flush(); err != nil && !errors.Is(err, http.ErrNotSupported) {
-			return
+		_, _ = out.Write(buf)
+		if out.gone && out.live == nil {
+			return // the client is gone and nothing keeps a copy; the turn goes on and persists
 		}
 	}
 }

@@ -129,6 +129,12 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			}
 			return
 		}
+		if withheld(last.Content) {
+			if emitText("Sorry, I can't work with that message. Please send it again without the part the notice above names.") {
+				finish(providers.FinishStop)
+			}
+			return
+		}
 		if reply, ok := recall(last.Content, req); ok {
 			if emitText(reply) {
 				finish(providers.FinishStop)
@@ -156,6 +162,14 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			finish(providers.FinishStop)
 		}
 	}
+}
+
+// withheld reports whether msg is the Engine's stand-in for a message its
+// guard blocked. That stand-in is an instruction to the model; a real
+// model follows it, and the demo, which would otherwise echo it back as
+// "You said: …" and read as a leaked prompt, answers in its own words.
+func withheld(msg string) bool {
+	return strings.HasPrefix(msg, "The user's last message was withheld by a security filter")
 }
 
 func pickTool(msg string, offered []providers.ToolDef, id string) (providers.ToolCall, bool) {

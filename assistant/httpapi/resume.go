@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/blocks"
+)
+
+// ndjsonType is the content type of the NDJSON stream and of its resume.
+const ndjsonType = "application/x-ndjson"
+
+// resumeStream serves GET /api/chat/threads/{id}/stream: the NDJSON
+// stream of the thread's turn running on this instance, replayed from its
+// first block and followed to its end, or 204 when none runs here (it
+// ended, it runs on another instance, or it is not this user's). A page
+// reloaded mid-answer uses it to show the answer growing again; on a 204
+// it reads the thread, and polls while its last answer is still streaming.
+// Only the owner's own streams are found: a thread id is looked up under
+// the caller's user id, so a staff reader or another user gets 204.
+func (h *Handler) resumeStream(w http.ResponseWriter, r *http.Request, u parley.User) {
+	id, ok := h.pathValue(w, r, "id")
+	if !ok {
+		return
+	}
+	s := h.live.get(u.ID, id)
+	if s == nil {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	p, done, replayable, wake := s.from(0)
+	if !replayable || done {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", ndjsonType)
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	off := 0
+	for {
+		if len(p) > 0 {
+			if _, err := w.Write(p); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			off += len(p)
+		}
+		if done {
+			return
+		}
+		select {
+		case <-wake:
+		case <-r.Context().Done():
+			return
+		}
+		p, done, replayable, wake = s.from(off)
+		if !replayable {
+			// Past maxReplayBytes: end with an error block rather than as if complete.
+			b := blocks.Block{Kind: blocks.Error, ErrorCode: string(assistant.CodeUnsupported),
+				Content: "This answer is too long to follow here. Reload the conversation to see it."}
+			_, _ = w.Write(blocks.AppendNDJSON(nil, &b))
+			return
+		}
+	}
+}
