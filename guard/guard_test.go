@@ -306,3 +306,26 @@ func TestCheckDocument(t *testing.T) {
 		t.Errorf("CheckDocument(planted instruction) injection = %v, want Medium or more", r.Injection())
 	}
 }
+
+// Regression (issue 25, the page's blocked message): an AWS access key id
+// followed by its secret access key left the secret in the redacted text,
+// and so in the thread's title.
+func TestAWSSecretAfterItsKeyIDIsRedactedToo(t *testing.T) {
+	const secretKey = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+	for _, text := range []string{
+		"my aws key is AKIAIOSFODNN7EXAMPLE secret " + secretKey,
+		"AKIAIOSFODNN7EXAMPLE:" + secretKey,
+	} {
+		g, err := New(Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := g.Check(context.Background(), text)
+		if strings.Contains(r.Redacted, secretKey) {
+			t.Errorf("Check(%q).Redacted = %q keeps the secret key", text, r.Redacted)
+		}
+		if s, _ := Scrub(text); strings.Contains(s, secretKey) {
+			t.Errorf("Scrub(%q) = %q keeps the secret key", text, s)
+		}
+	}
+}

@@ -197,6 +197,25 @@ func (p *piiScanner) scan(text string, out []rawFinding) []rawFinding {
 	return out
 }
 
+// awsSecretAfter returns the end of an AWS secret access key (40 characters
+// of base64, high in entropy) that starts within 100 bytes after an access
+// key id ending at e; otherwise e.
+func awsSecretAfter(text string, e int) int {
+	isSecretChar := func(c byte) bool { return isAlnum(c) || c == '/' || c == '+' }
+	limit := min(len(text), e+100)
+	for j := e; j < limit; j++ {
+		if !isSecretChar(text[j]) || j > 0 && isSecretChar(text[j-1]) {
+			continue
+		}
+		n := span(text, j, isSecretChar)
+		if n == 40 && entropy(text[j:j+n]) >= 4 && hasDigitAndLetter(text[j:j+n]) {
+			return j + n
+		}
+		j += n
+	}
+	return e
+}
+
 // overlaps reports whether [s, e) overlaps a finding in out[base:].
 func overlaps(out []rawFinding, base, s, e int) bool {
 	for _, f := range out[base:] {
@@ -225,7 +244,9 @@ func (p *piiScanner) keyword(text string, kind piiKeyword, i int) (rawFinding, b
 		}
 		e := i + 4 + span(text, i+4, isUpperDigit)
 		if e-i == 20 && !isWordAt(text, e) {
-			return cred("credential/aws_access_key", i, e, 0.95)
+			// The secret access key usually follows its id: the finding
+			// covers it too, so a redaction never leaves it behind.
+			return cred("credential/aws_access_key", i, awsSecretAfter(text, e), 0.95)
 		}
 	case kwGitHub:
 		if strings.HasPrefix(text[i:], "github_pat_") {
