@@ -40,6 +40,16 @@ func (h *Handler) resumeStream(w http.ResponseWriter, r *http.Request, u parley.
 	hdr.Set("X-Content-Type-Options", "nosniff")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
+	b := blocks.Block{Kind: blocks.Error, ErrorCode: string(assistant.CodeUnsupported),
+		Content: "This answer is too long to follow here. Reload the conversation to see it."}
+	follow(w, r, s, p, done, wake, blocks.AppendNDJSON(nil, &b))
+}
+
+// follow writes a live stream to w from p, what it held when read, on:
+// then what it gains, until it is done or the client leaves. A stream that
+// passes maxReplayBytes meanwhile is not followed further: tooLong, which
+// says so, ends the response rather than letting it end as if complete.
+func follow(w http.ResponseWriter, r *http.Request, s *uiLiveStream, p []byte, done bool, wake <-chan struct{}, tooLong []byte) {
 	rc := http.NewResponseController(w)
 	off := 0
 	for {
@@ -58,12 +68,10 @@ func (h *Handler) resumeStream(w http.ResponseWriter, r *http.Request, u parley.
 		case <-r.Context().Done():
 			return
 		}
+		var replayable bool
 		p, done, replayable, wake = s.from(off)
 		if !replayable {
-			// Past maxReplayBytes: end with an error block rather than as if complete.
-			b := blocks.Block{Kind: blocks.Error, ErrorCode: string(assistant.CodeUnsupported),
-				Content: "This answer is too long to follow here. Reload the conversation to see it."}
-			_, _ = w.Write(blocks.AppendNDJSON(nil, &b))
+			_, _ = w.Write(tooLong)
 			return
 		}
 	}

@@ -652,29 +652,5 @@ func (h *Handler) uiResume(w http.ResponseWriter, r *http.Request, u parley.User
 		w.Header().Set(k, v)
 	}
 	w.WriteHeader(http.StatusOK)
-	rc := http.NewResponseController(w)
-	off := 0
-	for {
-		if len(p) > 0 {
-			if _, err := w.Write(p); err != nil {
-				return
-			}
-			_ = rc.Flush()
-			off += len(p)
-		}
-		if done {
-			return
-		}
-		select {
-		case <-wake:
-		case <-r.Context().Done():
-			return
-		}
-		p, done, replayable, wake = s.from(off)
-		if !replayable {
-			// Past maxReplayBytes: say so rather than end as if complete.
-			_, _ = io.WriteString(w, `data: {"type":"error","errorText":"This answer is too long to resume here. Reload the conversation to see it."}`+"\n\ndata: [DONE]\n\n")
-			return
-		}
-	}
+	follow(w, r, s, p, done, wake, []byte(`data: {"type":"error","errorText":"This answer is too long to resume here. Reload the conversation to see it."}`+"\n\ndata: [DONE]\n\n"))
 }
