@@ -370,5 +370,10 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return &app{Handler: mux, engine: eng, database: db}, nil
+	csp, err := pagePolicy(web, "index.html")
+	if err != nil {
+		_ = db.close()
+		return nil, err
+	}
+	return &app{Handler: securityHeaders(csp, mux), engine: eng, database: db}, nil
 }
