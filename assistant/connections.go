@@ -45,7 +45,9 @@ type Connection struct {
 	TopicModel string
 	// Settings lists the completion settings that may reach the provider
 	// on this connection, from a request or from Defaults; any other is
-	// dropped. Zero: none.
+	// dropped. Zero: none. Of these, only those the Provider honours (all,
+	// unless it is a providers.SettingsProvider saying otherwise) are kept,
+	// and advertised by Engine.Models.
 	Settings SettingSet
 	// Defaults are this connection's completion settings when a request
 	// leaves them unset. Like a request's, only those in Settings pass.
@@ -103,6 +105,24 @@ func (s SettingSet) Names() []string {
 		}
 	}
 	return out
+}
+
+// honoured is the settings p sends on: all, unless it names them
+// (providers.SettingsProvider).
+func honoured(p providers.Provider) SettingSet {
+	sp, ok := p.(providers.SettingsProvider)
+	if !ok {
+		return AllSettings
+	}
+	var s SettingSet
+	for _, name := range sp.Settings() {
+		for _, n := range settingNames {
+			if n.name == name {
+				s |= n.s
+			}
+		}
+	}
+	return s
 }
 
 // reasoningEfforts are the efforts a request may ask for.
@@ -167,6 +187,7 @@ func (c *Config) connections() connTable {
 			}
 		}
 		cn.Models = models
+		cn.Settings &= honoured(cn.Provider)
 		cn.ContextWindow = positiveOr(cn.ContextWindow, c.ContextWindow)
 		if cn.MaxOutputTokens == 0 {
 			cn.MaxOutputTokens = c.MaxOutputTokens

@@ -2,12 +2,15 @@ package assistant
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -60,7 +63,9 @@ type ThreadOptions struct {
 
 // Thread returns a thread and its messages in stored form, if u may read it.
 // A thread u may not read is reported as not found, never as forbidden, so
-// its existence does not leak.
+// its existence does not leak. A reader other than the owner (staff) sees
+// the confirm cards without their tokens, each under a stand-in that
+// Proposals shows too: only the owner may decide a card.
 func (e *Engine) Thread(ctx context.Context, u parley.User, id string, opts ThreadOptions) (store.Thread, []store.Message, error) {
 	t, msgs, err := e.threadMessages(ctx, u, id, ReadThread, opts)
 	if err != nil {
@@ -69,7 +74,39 @@ func (e *Engine) Thread(ctx context.Context, u parley.User, id string, opts Thre
 	if err := e.auditRead(ctx, u, t, ""); err != nil {
 		return store.Thread{}, nil, err
 	}
+	if t.OwnerID != u.ID {
+		msgs = redactCards(msgs)
+	}
 	return t, msgs, nil
+}
+
+// redactedToken stands in for a confirm card's token when someone other
+// than its owner (staff) reads the thread. The token is the owner's
+// capability to decide the card, so no one else is shown it; the stand-in
+// is the same in the messages (Thread) and the proposals (Proposals), so a
+// reader still sees each card with its state.
+func redactedToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return "redacted-" + hex.EncodeToString(sum[:12])
+}
+
+// redactCards is msgs with each confirm block's token replaced by its
+// stand-in. Messages with a card get blocks of their own; msgs' are left
+// as they are.
+func redactCards(msgs []store.Message) []store.Message {
+	for i := range msgs {
+		if !slices.ContainsFunc(msgs[i].Blocks, func(b blocks.Block) bool { return b.Kind == blocks.Confirm }) {
+			continue
+		}
+		bs := slices.Clone(msgs[i].Blocks)
+		for j := range bs {
+			if bs[j].Kind == blocks.Confirm {
+				bs[j].ID = redactedToken(bs[j].ID)
+			}
+		}
+		msgs[i].Blocks = bs
+	}
+	return msgs
 }
 
 // OwnThread is Thread for the thread's owner only: another user's thread
@@ -116,7 +153,9 @@ func (e *Engine) auditRead(ctx context.Context, u parley.User, t store.Thread, w
 
 // Proposals returns the proposals of a thread u may read, oldest first, so
 // a client reloading the thread can tell which confirm cards still wait for
-// a decision. A pending proposal past its expiry is reported expired.
+// a decision. A pending proposal past its expiry is reported expired. A
+// reader other than the owner sees each Token replaced by the stand-in
+// Thread shows on its card.
 func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) ([]store.Proposal, error) {
 	t, err := e.thread(ctx, u, threadID, ReadThread)
 	if err != nil {
@@ -141,6 +180,11 @@ func (e *Engine) Proposals(ctx context.Context, u parley.User, threadID string) 
 			return nil, e.storeErr("list messages", err)
 		}
 		e.withdrawSuperseded(ctx, ps, msgs)
+	}
+	if t.OwnerID != u.ID {
+		for i := range ps {
+			ps[i].Token = redactedToken(ps[i].Token)
+		}
 	}
 	return ps, nil
 }

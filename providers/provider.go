@@ -20,6 +20,26 @@ type Provider interface {
 	Stream(ctx context.Context, req *Request) iter.Seq2[Event, error]
 }
 
+// The completion settings of a Request, by the names a SettingsProvider
+// reports them.
+const (
+	SettingTemperature     = "temperature"      // Request.Temperature
+	SettingTopP            = "top_p"            // Request.TopP
+	SettingMaxTokens       = "max_tokens"       // Request.MaxTokens
+	SettingReasoningEffort = "reasoning_effort" // Request.ReasoningEffort
+)
+
+// SettingsProvider is a Provider that honours only some of a Request's
+// completion settings. Settings names those it sends on (the Setting
+// constants); it ignores the others. Its answer must not change over the
+// Provider's life. A Provider without this method is taken to honour
+// them all. An assistant.Engine lets a request set, and advertises, only
+// the settings its provider honours.
+type SettingsProvider interface {
+	Provider
+	Settings() []string
+}
+
 // ProviderFunc adapts a function to a Provider.
 type ProviderFunc func(ctx context.Context, req *Request) iter.Seq2[Event, error]
 

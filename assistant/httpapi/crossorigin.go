@@ -25,6 +25,7 @@ func (h *Handler) crossOriginProtection() *http.CrossOriginProtection {
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.cfg.Logger.Info("httpapi: cross-origin request refused", "method", r.Method, "path", r.URL.Path,
 			"origin", clip(r.Header.Get("Origin"), maxEchoBytes), "sec_fetch_site", clip(r.Header.Get("Sec-Fetch-Site"), maxEchoBytes))
+		closeUnread(w, r)
 		h.refuse(w, r, http.StatusForbidden, assistant.CodeForbidden, "The cross-origin request was refused.")
 	}))
 	return cop

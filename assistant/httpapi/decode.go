@@ -34,6 +34,7 @@ func (h *Handler) jsonBody(next http.HandlerFunc) http.HandlerFunc {
 		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" || !isUTF8Charset(params["charset"]) {
 			h.cfg.Logger.Debug("httpapi: unsupported media type", "path", r.URL.Path, "content_type", clip(r.Header.Get("Content-Type"), maxEchoBytes))
+			closeUnread(w, r)
 			h.refuse(w, r, http.StatusUnsupportedMediaType, codeUnsupportedMediaType,
 				"The request body must be JSON, sent with Content-Type: application/json.")
 			return

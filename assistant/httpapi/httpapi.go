@@ -201,11 +201,31 @@ func (h *Handler) authed(next userHandler) http.HandlerFunc {
 		}
 		if err != nil {
 			h.cfg.Logger.Info("httpapi: unauthenticated", "path", r.URL.Path, "err", err)
+			closeUnread(w, r)
 			h.writeError(w, r, assistant.CodeUnauthenticated)
 			return
 		}
 		next(w, r, u)
 	}
+}
+
+// closeUnread drops the connection of a request refused before its body
+// was read (401, 403, 415), once the refusal is sent. Go's HTTP/1 server
+// otherwise reads up to 256 KiB of an unread body, before it sends the
+// response and again when the handler returns, so a client that sends its
+// body slowly, or never, would delay the refusal and hold the connection.
+// Connection: close skips the first read; a read deadline already past
+// ends the second at once. Under HTTP/2 the header would close every
+// stream of the connection, so only the deadline applies (to this
+// stream's body).
+func closeUnread(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 { // -1: chunked, of unknown length
+		return
+	}
+	if r.ProtoMajor == 1 {
+		w.Header().Set("Connection", "close")
+	}
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
 }
 
 // StatusOf maps an error code to its HTTP status. It is the one mapping.

@@ -47,18 +47,11 @@ func main() {
 	}
 }
 
-// The server's timeouts. There is no WriteTimeout: a turn streams for as
-// long as the model writes, and the Engine bounds that. Request bodies are
-// bounded in size by the chat handler, so no ReadTimeout either: it would
-// also cut the read the server keeps open to notice a client leaving.
-const (
-	readHeaderTimeout = 10 * time.Second
-	idleTimeout       = 2 * time.Minute
-	// shutdownGrace is how long a stop waits for open requests, and then
-	// again for turns still running, before it gives up on them. A turn
-	// cut off here is marked interrupted by the next process's sweep.
-	shutdownGrace = 10 * time.Second
-)
+// shutdownGrace is how long a stop waits for open requests, and then
+// again for turns still running, before it gives up on them. A turn cut
+// off here is marked interrupted by the next process's sweep. The
+// server's timeouts are defaultTimeouts.
+const shutdownGrace = 10 * time.Second
 
 // run serves the example on s.Addr until ctx ends, then shuts down: it
 // stops accepting, waits for open requests and for turns still running
@@ -77,12 +70,7 @@ func run(ctx context.Context, s settings, log *slog.Logger) error {
 		return err
 	}
 	defer h.close()
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := newServer(h, defaultTimeouts, log)
 	sweepCtx, stopSweeps := context.WithCancel(context.Background())
 	var sweeps sync.WaitGroup
 	defer sweeps.Wait() // before the database closes
@@ -386,5 +374,10 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	return &app{Handler: mux, engine: eng, database: db}, nil
+	csp, err := pagePolicy(web, "index.html")
+	if err != nil {
+		_ = db.close()
+		return nil, err
+	}
+	return &app{Handler: securityHeaders(csp, mux), engine: eng, database: db}, nil
 }

@@ -39,7 +39,9 @@
 // tool loop, so a request continuing one (its last assistant message made
 // tool calls) is sent without thinking, as the API allows.
 // Request.ReasoningEffort and Request.TopP are ignored: thinking is set by
-// Config, and top_p is not sent.
+// Config, and top_p is not sent. Provider.Settings says so
+// (providers.SettingsProvider), so an assistant.Engine neither offers
+// them on an Anthropic connection nor advertises them.
 //
 // # Events
 //

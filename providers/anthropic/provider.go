@@ -72,7 +72,18 @@ type Provider struct {
 	adaptive  bool // thinking type "adaptive"
 }
 
-var _ providers.Provider = (*Provider)(nil)
+var _ providers.SettingsProvider = (*Provider)(nil)
+
+// Settings names the completion settings the provider sends on:
+// max_tokens, and temperature unless thinking is on (the API refuses a
+// temperature with thinking). It never sends top_p or a reasoning effort:
+// thinking is set by Config.
+func (p *Provider) Settings() []string {
+	if p.budget > 0 || p.adaptive {
+		return []string{providers.SettingMaxTokens}
+	}
+	return []string{providers.SettingTemperature, providers.SettingMaxTokens}
+}
 
 // New returns a Provider for cfg. It reads no environment variables.
 func New(cfg Config) *Provider {

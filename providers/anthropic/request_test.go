@@ -294,3 +294,20 @@ func TestStreamDoesNotModifyTheRequest(t *testing.T) {
 		t.Errorf("request changed:\nbefore %s\nafter  %s", before, after)
 	}
 }
+
+// Settings names what params sends: temperature only without thinking,
+// never top_p or a reasoning effort.
+func TestSettingsNameWhatTheRequestSends(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  anthropic.Config
+		want string
+	}{
+		{anthropic.Config{Model: "m"}, "temperature,max_tokens"},
+		{anthropic.Config{Model: "m", ThinkingBudget: 2048}, "max_tokens"},
+		{anthropic.Config{Model: "m", AdaptiveThinking: true}, "max_tokens"},
+	} {
+		if got := strings.Join(anthropic.New(tc.cfg).Settings(), ","); got != tc.want {
+			t.Errorf("%+v: Settings() = %q, want %q", tc.cfg, got, tc.want)
+		}
+	}
+}
