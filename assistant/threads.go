@@ -129,7 +129,23 @@ func (e *Engine) threadMessages(ctx context.Context, u parley.User, id string, k
 	if !opts.Superseded {
 		msgs = slices.DeleteFunc(msgs, func(m store.Message) bool { return m.SupersededAt != nil })
 	}
-	return t, msgs, nil
+	return t, endInterrupted(msgs), nil
+}
+
+// interruptedNote ends a reply whose worker died (SweepInterrupted).
+const interruptedNote = "This answer was interrupted: the server stopped while writing it. Regenerate it to try again."
+
+// endInterrupted gives each interrupted reply of msgs the error block its
+// worker never wrote, as every other failed reply has: readers see why it
+// stops where it does. msgs' own blocks are left as they are.
+func endInterrupted(msgs []store.Message) []store.Message {
+	for i, m := range msgs {
+		if m.Status != store.StatusInterrupted || len(m.Blocks) > 0 && m.Blocks[len(m.Blocks)-1].Terminal() {
+			continue
+		}
+		msgs[i].Blocks = append(slices.Clip(m.Blocks), blocks.Block{Kind: blocks.Error, ErrorCode: string(CodeInternal), Content: interruptedNote})
+	}
+	return msgs
 }
 
 // auditRead records u reading another user's thread t: every read path
