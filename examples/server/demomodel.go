@@ -324,9 +324,13 @@ func smallTalk(msg, model string, offered []providers.ToolDef) string {
 	if model != "" {
 		as = ", answering as `" + model + "`"
 	}
+	tools := "No tools are offered to you here."
+	if len(names) > 0 {
+		tools = "Tools you may use: " + strings.Join(names, ", ") + "."
+	}
 	return fmt.Sprintf("Hello! I am the built-in demo model%s, so I only understand a few phrases. "+
 		"Try \"show my notes\", \"add a note: buy bread\", \"new note\", \"delete note 1\", "+
 		"\"what time is it in my browser\", \"show me a form\" or \"show stats\". "+
-		"Tools you may use: %s.\n\nSet `PARLEY_LLM_BASE_URL` or `PARLEY_ANTHROPIC_API_KEY` to talk to a real model. You said:\n\n```text\n%s\n```\n",
-		as, strings.Join(names, ", "), msg)
+		"%s\n\nSet `PARLEY_LLM_BASE_URL` or `PARLEY_ANTHROPIC_API_KEY` to talk to a real model. You said:\n\n```text\n%s\n```\n",
+		as, tools, msg)
 }
