@@ -11,8 +11,12 @@ const Unlimited int64 = -1
 
 // DefaultHoldTTL is how long a hold lives when Policy.HoldTTL is zero. It
 // must exceed the longest turn: a hold swept before its turn settles loses
-// that turn's usage (Settle then reports ErrHoldNotFound).
-const DefaultHoldTTL = 30 * time.Minute
+// that turn's usage (Settle then reports ErrHoldNotFound); assistant.New
+// refuses a TTL under its TurnTimeout and drain. It is also how long the
+// hold of a turn whose process died keeps its tokens from the user, until
+// Sweep voids it: ten minutes covers the Engine's default five-minute turn
+// with room to spare.
+const DefaultHoldTTL = 10 * time.Minute
 
 // Limits sets a token limit per period. A nil field is unset; a set field is
 // a limit in tokens (0 refuses every request with a positive estimate) or
