@@ -4,14 +4,15 @@
 //
 //	j, err := modeljudge.New(modeljudge.Config{
 //		Provider: cheap, Model: "small-model",
-//		OnUsage:  func(ctx context.Context, u providers.Usage) { /* charge it */ },
+//		OnUsage:  assistant.ChargeGuardUsage, // charged with the user's turn
 //	})
 //	g, err := guard.New(guard.Config{Judge: j})
 //
 // The guard asks it only about texts its own layers are unsure of (see
 // guard's "Second opinion"), so the model's cost is paid on a small share
 // of messages; Config.OnUsage reports every call's tokens so that the host
-// can count them.
+// can count them. Inside an assistant.Engine, assistant.ChargeGuardUsage
+// charges them to the user whose turn is being scanned.
 //
 // # Accuracy
 //
