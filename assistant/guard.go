@@ -3,8 +3,10 @@ package assistant
 import (
 	"context"
 	"strings"
+	"sync/atomic"
 
 	"github.com/parleyhq/parley/guard"
+	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -82,4 +84,32 @@ func (e *Engine) checkContext(ctx context.Context, text string) (string, guard.R
 		return "", p, screenWithhold
 	}
 	return p.Redacted, r, s
+}
+
+// judgeSpend counts the tokens a model-backed guard.Judge used for one
+// turn, reported through ChargeGuardUsage; the turn charges them with its
+// own.
+type judgeSpend struct{ tokens atomic.Int64 }
+
+type judgeSpendKey struct{}
+
+func withJudgeSpend(ctx context.Context, s *judgeSpend) context.Context {
+	return context.WithValue(ctx, judgeSpendKey{}, s)
+}
+
+// ChargeGuardUsage counts u against the quota of the user whose turn the
+// guard is scanning when ctx is the ctx of the Engine's guard call: the
+// turn charges it with its own tokens, to its user's quota and spend. It
+// is the OnUsage hook of a model-backed judge:
+//
+//	modeljudge.Config{Provider: cheap, OnUsage: assistant.ChargeGuardUsage}
+//
+// It counts nothing for a ctx outside a turn (a direct tool execution, a
+// continuation's note, the guard used on its own), nor usage reported
+// after the turn was charged (a judge that outlived the guard's
+// JudgeTimeout). It is safe for concurrent use.
+func ChargeGuardUsage(ctx context.Context, u providers.Usage) {
+	if s, _ := ctx.Value(judgeSpendKey{}).(*judgeSpend); s != nil {
+		s.tokens.Add(u.Total())
+	}
 }

@@ -36,6 +36,7 @@ type turn struct {
 	started   time.Time     // when the worker began (wall time, as TurnTimeout counts it)
 	stop      stopper       // how the turn is told to stop (cancel.go)
 	writes    replyWrites   // the reply's later writes (persist.go)
+	judged    judgeSpend    // the tokens the guard's Judge used, charged with the turn's (guard.go)
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
@@ -96,7 +97,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 			return nil, err
 		}
 	}
-	t.in = e.screen(ctx, u, &t.adm)
+	t.in = e.screen(withJudgeSpend(ctx, &t.judged), u, &t.adm)
 	if t.in.blocked() {
 		t.tools.empty(e)
 	}
@@ -243,7 +244,7 @@ func (e *Engine) discardThread(ctx context.Context, id string) {
 // the partial answer on its own.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	e := t.e
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.TurnTimeout)
+	wctx, cancel := context.WithTimeout(withJudgeSpend(context.WithoutCancel(ctx), &t.judged), e.cfg.TurnTimeout)
 	t.stop.start(wctx)
 	t.writes.start(e, t.reply)
 	t.started = time.Now()
@@ -336,7 +337,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	// The quota is charged after the reply is written, on a window of its
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
-	t.e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), t.out.usage.Total())
+	t.e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), t.out.usage.Total()+t.judged.tokens.Load())
 	if t.firstTurn && t.out.err == nil && !t.in.blocked() && !t.stop.stopped() && t.out.finish != FinishOffTopic {
 		t.e.startTitle(t.conn, t.u, t.thread, t.in.stored(), t.out.answerText())
 	}

@@ -71,7 +71,13 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 			}
 		}
 	}
+	sc.margin, sc.scored = z-t.Medium, true
 	if z < t.Medium {
+		if jc := g.judge; jc != nil && -sc.margin <= jc.band {
+			// A Judge may turn this into a finding: keep its window.
+			sc.jcat = familyCategory[m.Family(v.b[s:e])]
+			sc.jstart, sc.jend = v.orig(s, e)
+		}
 		return out
 	}
 	sev := Severity(Medium)
@@ -80,6 +86,7 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	}
 	a, end := v.orig(s, e)
 	conf := 1 / (1 + math.Exp(-float64(z-t.Medium)))
+	sc.learnedAt = len(out)
 	return append(out, rawFinding{
 		detector: learnedDetector, cat: familyCategory[m.Family(v.b[s:e])], kind: KindInjection,
 		sev: sev, start: a, end: end, conf: conf, via: via,

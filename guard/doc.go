@@ -117,6 +117,24 @@
 // have the figures). The guard is one layer; the Engine's other gates
 // (tool authorization, approvals) do not rely on it.
 //
+// # Second opinion
+//
+// Config.Judge plugs in an extra classifier the host supplies, a [Judge],
+// asked only where the built-in verdict is uncertain: the learned layer's
+// score is within Config.JudgeBand (default 1 logit) of its Medium
+// threshold and no rule found a Medium or higher injection. Its
+// "injection" adds a Medium finding (Detector "injection/judge") to a text
+// scored just below the threshold; its "benign" removes the learned
+// layer's finding from a text scored just above it. Rules are never
+// overruled, and every other text is judged by the built-in layers alone,
+// which stay the default and stay pure Go. Each call is bounded by
+// Config.JudgeTimeout (default 2s); an error, a panic or a timeout fails
+// open (the built-in verdict stands) unless Config.JudgeFailClosed is set,
+// which blocks the text as a [GuardError]. Verdicts are cached in a
+// bounded LRU keyed by a SHA-256 of the normalized text, never the text.
+// Package guard/modeljudge is a Judge that asks a model through a Parley
+// provider; with it, the guard's accuracy in the band is that model's.
+//
 // # Documents
 //
 // [Guard.CheckDocument] scans text that reaches the model as data: tool
@@ -179,9 +197,11 @@
 //
 // # Concurrency
 //
-// A Guard is immutable after New and safe for concurrent use. Per-call
+// A Guard's configuration is immutable after New, and a Guard is safe for
+// concurrent use; its only mutable state is the Judge's verdict cache,
+// behind a mutex. Per-call
 // buffers are pooled; a clean ASCII message is scanned without allocating.
-// Custom detectors must be safe for concurrent use.
+// Custom detectors and a Judge must be safe for concurrent use.
 //
 // # Evidence
 //

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/internal/guardmodel"
@@ -47,6 +48,30 @@ type Config struct {
 	// (BENCHMARKS.md has the measured trade-off). Zero is the shipped
 	// calibration.
 	LearnedShift float64
+
+	// Judge is a second opinion, asked only where the learned layer is
+	// uncertain: when its score is within JudgeBand of its Medium
+	// threshold and no rule found a Medium or higher injection. Its
+	// "injection" adds a Medium finding (Detector "injection/judge") to a
+	// text scored just below the threshold; its "benign" removes the
+	// learned layer's finding from a text scored just above it. Nil, the
+	// default, asks no one. It needs the learned layer (not RulesOnly).
+	Judge Judge
+	// JudgeBand is the half-width of the uncertain band, in logits; zero
+	// means DefaultJudgeBand.
+	JudgeBand float64
+	// JudgeTimeout bounds each Judge call; zero means
+	// DefaultJudgeTimeout.
+	JudgeTimeout time.Duration
+	// JudgeFailClosed blocks a text the Judge could not judge (an error,
+	// a panic, or no answer within JudgeTimeout) as a Critical GuardError,
+	// as a failing Detector does. False, the default, fails open: the
+	// built-in verdict stands.
+	JudgeFailClosed bool
+	// JudgeCacheSize is how many verdicts are kept, keyed by a SHA-256 of
+	// the normalized text (never the text); zero means
+	// DefaultJudgeCacheSize, negative keeps none. Errors are not cached.
+	JudgeCacheSize int
 }
 
 // Detector is a custom detector. Detect returns findings with Start and End
@@ -77,6 +102,7 @@ type Guard struct {
 	inj       *injectionSet
 	model     *guardmodel.Model // nil with Config.RulesOnly
 	shift     float32           // Config.LearnedShift
+	judge     *judgeConfig      // nil without Config.Judge
 	pii       *piiScanner
 	pool      sync.Pool
 }
@@ -140,6 +166,9 @@ func New(cfg Config) (*Guard, error) {
 		}
 	}
 	g.detectors = slices.Clone(cfg.Detectors)
+	if g.judge, err = newJudgeConfig(cfg); err != nil {
+		return nil, err
+	}
 	g.pool.New = func() any { return new(scratch) }
 	return g, nil
 }
@@ -155,6 +184,15 @@ type scratch struct {
 	// overBudget: decodable text was left unscanned and reported.
 	overBudget bool
 	ms         guardmodel.Scratch
+	// The learned layer's last score, for the Judge: margin is its logit
+	// minus the Medium threshold (valid when scored), learnedAt the index
+	// of its finding in the output (-1: none), and jcat, jstart, jend the
+	// category and span of its best window when it scored just below.
+	margin       float32
+	scored       bool
+	learnedAt    int
+	jcat         Category
+	jstart, jend int
 }
 
 // Check scans text and returns what to do with it. It never fails: a
@@ -199,7 +237,15 @@ func (g *Guard) check(ctx context.Context, text string, args *argsText, doc bool
 	sc.budget = maxDecodedBytes
 	sc.overBudget = false
 	sc.doc = doc
+	sc.scored, sc.learnedAt, sc.jcat = false, -1, ""
 	raw := g.scan(sc, text, 0, sc.raw[:0])
+	if g.judge != nil {
+		var err error
+		if raw, err = g.secondOpinion(ctx, sc, text, raw); err != nil {
+			sc.raw = raw[:0]
+			return failClosed(full, err)
+		}
+	}
 	sc.raw = raw[:0]
 	var custom []Finding
 	for _, d := range g.detectors {

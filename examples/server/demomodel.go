@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/guard/modeljudge"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/tools"
 )
@@ -100,6 +101,11 @@ func (m demoModel) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			return
 		case req.System == assistant.TitleInstructions && len(req.Messages) == 1:
 			if emitText(demoTitle(req.Messages[0].Content)) {
+				finish(providers.FinishStop)
+			}
+			return
+		case req.System == modeljudge.Instructions && len(req.Messages) == 1:
+			if emitText(demoVerdict(req.Messages[0].Content)) {
 				finish(providers.FinishStop)
 			}
 			return
@@ -333,4 +339,27 @@ func smallTalk(msg, model string, offered []providers.ToolDef) string {
 		"\"what time is it in my browser\", \"show me a form\" or \"show stats\". "+
 		"%s\n\nSet `PARLEY_LLM_BASE_URL` or `PARLEY_ANTHROPIC_API_KEY` to talk to a real model. You said:\n\n```text\n%s\n```\n",
 		as, tools, msg)
+}
+
+// demoJudgeWords are what the demo model, asked as the guard's second
+// opinion (guard/modeljudge), takes for an attack: a few keywords, not a
+// classifier, so that the path can be seen and tested without a model.
+var demoJudgeWords = []struct{ word, label string }{
+	{"system prompt", "EXTRACTION"},
+	{"preamble", "EXTRACTION"},
+	{"ignore", "OVERRIDE"},
+	{"supersede", "OVERRIDE"},
+	{"no limits", "JAILBREAK"},
+	{"evil twin", "JAILBREAK"},
+}
+
+// demoVerdict answers the judge's call: in is the text inside <text> tags.
+func demoVerdict(in string) string {
+	in = strings.ToLower(in)
+	for _, w := range demoJudgeWords {
+		if strings.Contains(in, w.word) {
+			return w.label
+		}
+	}
+	return "BENIGN"
 }
