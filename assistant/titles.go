@@ -81,16 +81,7 @@ func sanitizeTitle(s string) string {
 		s = s[:i]
 	}
 	s = strings.TrimPrefix(strings.TrimSpace(s), "Title:")
-	s = strings.Map(func(r rune) rune {
-		switch {
-		case strings.ContainsRune("#*_`>[]<\"“”„«»|~\\", r):
-			return ' '
-		case unicode.IsControl(r), unicode.Is(unicode.Cf, r):
-			return -1
-		}
-		return r
-	}, s)
-	words := strings.Fields(s)
+	words := strings.Fields(stripMarkup(s))
 	if len(words) > maxTitleWords {
 		words = words[:maxTitleWords]
 	}
@@ -100,10 +91,32 @@ func sanitizeTitle(s string) string {
 	return s
 }
 
-// heuristicTitle names a new thread after the start of its first message.
+// stripMarkup replaces markdown and quoting characters in s by spaces and
+// drops control and format characters: what a title shows is words.
+// Underscores inside a word ("list_notes") stay.
+func stripMarkup(s string) string {
+	rs := []rune(s)
+	out := make([]rune, 0, len(rs))
+	for i, r := range rs {
+		switch {
+		case r == '_' && i > 0 && i+1 < len(rs) && isWordRune(rs[i-1]) && isWordRune(rs[i+1]):
+		case strings.ContainsRune("#*_`>[]<\"“”„«»|~\\", r):
+			r = ' '
+		case unicode.IsControl(r), unicode.Is(unicode.Cf, r):
+			continue
+		}
+		out = append(out, r)
+	}
+	return string(out)
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// heuristicTitle names a new thread after the start of its first message,
+// without its markdown.
 func heuristicTitle(msg string) string {
 	msg, _ = guard.Scrub(msg)
-	words := strings.Fields(msg)
+	words := strings.Fields(stripMarkup(msg))
 	const maxWords, maxBytes = 8, 80
 	if len(words) > maxWords {
 		words = words[:maxWords]
