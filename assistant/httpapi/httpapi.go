@@ -463,11 +463,9 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, u parley.User) 
 				return
 			}
 			started = true
-			hdr := w.Header()
-			hdr.Set("Content-Type", ndjsonType)
-			hdr.Set("Cache-Control", "no-cache")
-			hdr.Set("X-Content-Type-Options", "nosniff")
-			hdr.Set("X-Accel-Buffering", "no")
+			for k, v := range ndjsonHeaders {
+				w.Header().Set(k, v)
+			}
 			w.WriteHeader(http.StatusOK)
 			if b.Kind == blocks.Meta && b.Meta != nil && b.Meta.ThreadID != "" {
 				threadID = b.Meta.ThreadID

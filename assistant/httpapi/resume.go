@@ -20,11 +20,30 @@ const ndjsonType = "application/x-ndjson"
 // Only the owner's own streams are found: a thread id is looked up under
 // the caller's user id, so a staff reader or another user gets 204.
 func (h *Handler) resumeStream(w http.ResponseWriter, r *http.Request, u parley.User) {
+	b := blocks.Block{Kind: blocks.Error, ErrorCode: string(assistant.CodeUnsupported),
+		Content: "This answer is too long to follow here. Reload the conversation to see it."}
+	h.resume(w, r, u, &h.live, ndjsonHeaders, blocks.AppendNDJSON(nil, &b))
+}
+
+// ndjsonHeaders are the response headers of an NDJSON stream and of its
+// resume.
+var ndjsonHeaders = map[string]string{
+	"Content-Type":           ndjsonType,
+	"Cache-Control":          "no-cache",
+	"X-Content-Type-Options": "nosniff",
+	"X-Accel-Buffering":      "no",
+}
+
+// resume serves a resume route of either transport: the stream of u's
+// id running on this instance in live, with headers, replayed from its
+// start and followed to its end (see follow, which ends it with tooLong
+// past the replay limit), or 204 when none runs here.
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request, u parley.User, live *uiLiveStreams, headers map[string]string, tooLong []byte) {
 	id, ok := h.pathValue(w, r, "id")
 	if !ok {
 		return
 	}
-	s := h.live.get(u.ID, id)
+	s := live.get(u.ID, id)
 	if s == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -34,15 +53,11 @@ func (h *Handler) resumeStream(w http.ResponseWriter, r *http.Request, u parley.
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	hdr := w.Header()
-	hdr.Set("Content-Type", ndjsonType)
-	hdr.Set("Cache-Control", "no-cache")
-	hdr.Set("X-Content-Type-Options", "nosniff")
-	hdr.Set("X-Accel-Buffering", "no")
+	for k, v := range headers {
+		w.Header().Set(k, v)
+	}
 	w.WriteHeader(http.StatusOK)
-	b := blocks.Block{Kind: blocks.Error, ErrorCode: string(assistant.CodeUnsupported),
-		Content: "This answer is too long to follow here. Reload the conversation to see it."}
-	follow(w, r, s, p, done, wake, blocks.AppendNDJSON(nil, &b))
+	follow(w, r, s, p, done, wake, tooLong)
 }
 
 // follow writes a live stream to w from p, what it held when read, on:

@@ -634,23 +634,6 @@ func (s *uiLiveStream) from(off int) ([]byte, bool, bool, <-chan struct{}) {
 // uiResume serves GET /api/chat/ui/{id}/stream: the stream of the chat
 // running on this instance, replayed from its start, or 204.
 func (h *Handler) uiResume(w http.ResponseWriter, r *http.Request, u parley.User) {
-	id, ok := h.pathValue(w, r, "id")
-	if !ok {
-		return
-	}
-	s := h.uiLive.get(u.ID, id)
-	if s == nil {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	p, done, replayable, wake := s.from(0)
-	if !replayable || done {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	for k, v := range uistream.Headers {
-		w.Header().Set(k, v)
-	}
-	w.WriteHeader(http.StatusOK)
-	follow(w, r, s, p, done, wake, []byte(`data: {"type":"error","errorText":"This answer is too long to resume here. Reload the conversation to see it."}`+"\n\ndata: [DONE]\n\n"))
+	h.resume(w, r, u, &h.uiLive, uistream.Headers,
+		[]byte(`data: {"type":"error","errorText":"This answer is too long to resume here. Reload the conversation to see it."}`+"\n\ndata: [DONE]\n\n"))
 }
