@@ -34,7 +34,8 @@ type claims struct {
 	held     string             // prose of a sentence not yet ended
 	emit     func(blocks.Block) // where checked prose goes, for the current call
 	route    func(blocks.Block) // c.take as a func value, made once
-	withheld []string           // the sentences withheld this turn
+	withheld []string           // the sentences withheld from the current call's text, until strip takes them out
+	count    int                // the sentences withheld this turn
 	first    phantom.Claim      // what the first of them claimed
 }
 
@@ -94,9 +95,10 @@ func (c *claims) release(all bool) {
 // pass emits sentence s, or withholds it if it claims a change.
 func (c *claims) pass(s string) {
 	if claim, ok := phantom.Check(s); ok {
-		if len(c.withheld) == 0 {
+		if c.count == 0 {
 			c.first = claim
 		}
+		c.count++
 		c.withheld = append(c.withheld, s)
 		return
 	}
@@ -104,18 +106,17 @@ func (c *claims) pass(s string) {
 }
 
 // flush passes on what is held: the call's text has ended.
-func (c *claims) flush() {
-	if c.emit != nil {
-		c.release(true)
-	}
-}
+func (c *claims) flush() { c.release(true) }
 
 // strip returns the model's text of a call without the sentences withheld
-// from it, as later turns will replay it.
+// from it, as later turns will replay it. Each call's text is stripped
+// once, of its own sentences: a later call that says the same thing after
+// a change ran keeps it.
 func (c *claims) strip(text string) string {
 	for _, s := range c.withheld {
 		text = strings.Replace(text, s, "", 1)
 	}
+	c.withheld = c.withheld[:0]
 	return text
 }
 
@@ -156,10 +157,11 @@ const claimWarning = "The assistant said it had made a change that no action mad
 // correct ends a turn whose model claimed a change that no tool call made:
 // the user is told that nothing was changed, the stored model messages say
 // so too, and the turn is audited. A stopped or failed turn says nothing
-// more.
-func correct(ctx context.Context, a *actor, out *transcript, emit func(blocks.Block)) {
+// more, and neither does one in which a change ran after all (changed):
+// a claim made beside the call that then ran was true.
+func correct(ctx context.Context, a *actor, out *transcript, changed bool, emit func(blocks.Block)) {
 	c := &out.claims
-	if len(c.withheld) == 0 || out.err != nil {
+	if c.count == 0 || out.err != nil || changed {
 		return
 	}
 	pending := out.finish == FinishApproval
@@ -178,7 +180,7 @@ func correct(ctx context.Context, a *actor, out *transcript, emit func(blocks.Bl
 		// replays; the claim is gone from its text already.
 		out.amend(reply)
 	}
-	data, _ := json.Marshal(map[string]any{"sentences": len(c.withheld), "lang": c.first.Lang, "word": c.first.Word, "finish": out.finish})
+	data, _ := json.Marshal(map[string]any{"sentences": c.count, "lang": c.first.Lang, "word": c.first.Word, "finish": out.finish})
 	ev := store.AuditEvent{Kind: AuditClaimWithheld, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data, CreatedAt: a.e.cfg.Now()}
 	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
 		a.e.cfg.Logger.Error("assistant: audit withheld claim", "thread", a.thread.ID, "err", err)

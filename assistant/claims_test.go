@@ -190,3 +190,33 @@ func TestClaimCheckBoundsWhatItHolds(t *testing.T) {
 		t.Errorf("%d markdown blocks for %d bytes without a full stop: want it let through in pieces", len(md), len(long))
 	}
 }
+
+// A claim made beside the call that then ran was true: the user is not
+// told that nothing was changed, and the model's report of it in the next
+// round is replayed as written.
+func TestClaimBesideACallThatRanIsNotCorrected(t *testing.T) {
+	p := fake.New(
+		fake.Turn{fake.Text("I've added the note."), fake.CallTool("c1", "add_note", `{}`)},
+		fake.Turn{fake.Text("I've added the note.")},
+		fake.Turn{fake.Text("ok")},
+	)
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.AutoApprove = func(context.Context, parley.User, tools.Spec) bool { return true }
+	})
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "add a note"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.runs["add_note"].Load() != 1 {
+		t.Fatal("add_note did not run")
+	}
+	if text := shown(streamed); strings.Contains(text, "nothing was changed") || len(find(streamed, blocks.Warning)) != 0 {
+		t.Errorf("shown %q with warnings %v after the change ran", text, find(streamed, blocks.Warning))
+	}
+	if _, _, err := h.collect(t, alice, assistant.Request{ThreadID: reply.ThreadID, Message: "thanks"}); err != nil {
+		t.Fatal(err)
+	}
+	if next := replayed(p.Requests()[2]); !strings.Contains(next, "I've added the note.") {
+		t.Errorf("the next turn replays %q: the true report is missing", next)
+	}
+}

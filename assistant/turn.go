@@ -329,7 +329,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		// turn is stopped meanwhile: it happened, and the thread must say so.
 		t.resume(t.stop.ctx, keep)
 		t.loop(ctx, record)
-		correct(ctx, &t.actor, &t.out, record)
+		correct(ctx, &t.actor, &t.out, t.tools.wrote, record)
 	}()
 	if err := t.writes.persist(ctx, &t.out); err != nil {
 		t.out.fail(err)
