@@ -108,7 +108,7 @@ func (h *Handler) body(w http.ResponseWriter, r *http.Request, total int64) (bod
 		h.overLimit(w, r, body)
 		return nil, false
 	}
-	body.r = http.MaxBytesReader(w, r.Body, total) // closes the connection after a 413
+	body.r = http.MaxBytesReader(w, r.Body, total) // a read past total closes the connection
 	body.left = body.value
 	return body, true
 }
@@ -124,6 +124,15 @@ type boundedBody struct {
 
 func (b *boundedBody) Read(p []byte) (int, error) {
 	if b.left <= 0 {
+		// A value exactly at its bound is no error: only a byte past it is.
+		var one [1]byte
+		n, err := b.r.Read(one[:])
+		if n == 0 {
+			if _, over := errors.AsType[*http.MaxBytesError](err); over {
+				b.over = b.total
+			}
+			return 0, err
+		}
 		b.over = b.value
 		return 0, &http.MaxBytesError{Limit: b.value}
 	}

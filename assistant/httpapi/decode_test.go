@@ -257,3 +257,28 @@ func TestStreamingRoutesBoundPageContextAlike(t *testing.T) {
 		t.Errorf("%d model calls, want 2: one per route, for the page_context under the bound", model.Calls())
 	}
 }
+
+// A body of exactly MaxBodyBytes is within the bound; one byte more is
+// not (a regression of the bounded reader: the exact size was refused).
+func TestABodyOfExactlyMaxBodyBytesIsAccepted(t *testing.T) {
+	const limit = 1024
+	h := newHarness(t, fake.New(fake.Turn{fake.Text("ok")}, fake.Turn{fake.Text("ok")}), withAPI(func(c *httpapi.Config) { c.MaxBodyBytes = limit }))
+	body := func(n int) string {
+		b := `{"message":"` + strings.Repeat("a", n) + `"}`
+		return b
+	}
+	exact := body(limit - len(body(0)))
+	if len(exact) != limit {
+		t.Fatalf("premise: body of %d bytes", len(exact))
+	}
+	if resp := h.do("POST", "/api/chat/stream", "alice", exact); resp.StatusCode != http.StatusOK {
+		t.Errorf("a body of exactly %d bytes: %d, want 200", limit, discard(resp))
+	} else {
+		discard(resp)
+	}
+	if resp := h.do("POST", "/api/chat/stream", "alice", body(limit-len(body(0))+1)); resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body of %d bytes: %d, want 413", limit+1, discard(resp))
+	} else {
+		discard(resp)
+	}
+}
