@@ -34,6 +34,15 @@ func (p checkedProvider) Stream(ctx context.Context, req *providers.Request) ite
 	}
 }
 
+// Settings passes on the settings the wrapped provider honours (see
+// providers.SettingsProvider): the wrapper must not widen them.
+func (p checkedProvider) Settings() []string {
+	if sp, ok := p.Provider.(providers.SettingsProvider); ok {
+		return sp.Settings()
+	}
+	return []string{providers.SettingTemperature, providers.SettingTopP, providers.SettingMaxTokens, providers.SettingReasoningEffort}
+}
+
 // report logs err if it is a configuration error: the key (auth) or the
 // model or route (not_found). Other failures are the Engine's to report.
 func (p checkedProvider) report(model string, err error) {
