@@ -66,7 +66,7 @@ type Request struct {
 	// useChat: the thread of that id if the user owns one, else the user's
 	// chat of that name, which the first message creates. A chat is stored
 	// under an id derived from the user and the name (the first meta block
-	// and Engine.ChatThreadID tell it), so another user's thread or chat of
+	// tells it), so another user's thread or chat of
 	// the same name is never touched, nor told apart from a name never
 	// used. The name is 1 to MaxChatIDBytes ASCII letters, digits, '-' and
 	// '_' (else CodeInvalidRequest).

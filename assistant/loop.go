@@ -73,9 +73,11 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	}
 	for round := 0; ; round++ {
 		final, note := pace(&t.e.cfg, round, &t.tools, &t.flow, t.out.usage, time.Since(t.started))
-		defs := t.tools.defs() // search_tools may have loaded more
+		var defs []providers.ToolDef
 		if t.flow.verifying() {
 			defs = toolDefs(t.tools.verifiers())
+		} else {
+			defs = t.tools.defs() // search_tools may have loaded more
 		}
 		sys, offer := system, defs
 		switch {
@@ -180,7 +182,7 @@ func pace(cfg *Config, round int, tb *toolbox, flow *workflow, used providers.Us
 	spent := round >= cfg.MaxToolRounds || cfg.MaxTurnToolCalls >= 0 && tb.made >= cfg.MaxTurnToolCalls
 	late := cfg.AnswerAfterTokens > 0 && used.Total() >= cfg.AnswerAfterTokens || cfg.AnswerAfter > 0 && elapsed >= cfg.AnswerAfter
 	switch {
-	case tb.wrote && flow.verify(!spent && !late && len(tb.verifiers()) > 0):
+	case tb.wrote && flow.on && flow.verify(!spent && !late && len(tb.verifiers()) > 0):
 		return false, verifyNote
 	case tb.wrote:
 		return true, changedNote

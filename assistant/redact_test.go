@@ -15,7 +15,7 @@ import (
 func TestStaffSeeCardsWithoutTheirTokens(t *testing.T) {
 	h := newHarness(t, fake.New(fake.Turn{fake.Text("I will add it."), fake.CallTool("c1", "add_note", `{}`)}))
 	ctx := context.Background()
-	_, streamed, err := h.collect(t, alice, assistant.Request{Message: "add a note"})
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "add a note"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,12 +24,7 @@ func TestStaffSeeCardsWithoutTheirTokens(t *testing.T) {
 		t.Fatalf("streamed %v, want one confirm card", kinds(streamed))
 	}
 	token := cards[0].ID
-	var threadID string
-	for _, b := range streamed {
-		if b.Kind == blocks.Meta && b.Meta != nil && b.Meta.ThreadID != "" {
-			threadID = b.Meta.ThreadID
-		}
-	}
+	threadID := reply.ThreadID
 
 	read := func(u parley.User) (card blocks.Block, proposal string) {
 		t.Helper()

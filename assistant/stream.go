@@ -118,28 +118,25 @@ type callState struct {
 // read streams one attempt of the call. It reports whether the output cap
 // ended it, or the provider's error.
 func (s *callState) read(ctx context.Context, p providers.Provider, idle time.Duration) (bool, error) {
+	var timer *time.Timer
 	if idle > 0 {
 		// A stream silent for idle is ended as a timeout: a stalled
 		// server must not hold the user until TurnTimeout.
 		var cancel context.CancelCauseFunc
 		ctx, cancel = context.WithCancelCause(ctx)
 		defer cancel(nil)
-		timer := time.AfterFunc(idle, func() { cancel(errStalled) })
+		timer = time.AfterFunc(idle, func() { cancel(errStalled) })
 		defer timer.Stop()
-		for ev, err := range p.Stream(ctx, s.mc.req) {
-			timer.Reset(idle)
-			if capped, done, err := s.step(ctx, ev, err); done {
-				return capped, err
-			}
-		}
-		return false, stalled(ctx)
 	}
 	for ev, err := range p.Stream(ctx, s.mc.req) {
+		if timer != nil {
+			timer.Reset(idle)
+		}
 		if capped, done, err := s.step(ctx, ev, err); done {
 			return capped, err
 		}
 	}
-	return false, nil
+	return false, stalled(ctx)
 }
 
 // errStalled is the cause of a call ended for a silent stream.

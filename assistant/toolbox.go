@@ -84,7 +84,7 @@ func (e *Engine) newToolbox(ctx context.Context, u parley.User, req Request, pas
 // model gets the catalog, one line a category, and loads what it needs.
 func (tb *toolbox) setup(e *Engine, past []stretch) {
 	tb.lazy = e.cfg.LazyToolThreshold >= 0 &&
-		(len(tb.offered) > e.cfg.LazyToolThreshold || len(tb.offered) > 1 && specTokens(tb.offered) > tb.window/8)
+		(len(tb.offered) > e.cfg.LazyToolThreshold || len(tb.offered) > 1 && toolDefTokens(toolDefs(tb.offered)) > tb.window/8)
 	tb.loaded = make(map[string]bool)
 	if tb.lazy {
 		tb.rehydrate(past)
@@ -103,15 +103,6 @@ func (tb *toolbox) setup(e *Engine, past []stretch) {
 func (tb *toolbox) empty(e *Engine) {
 	tb.offered = nil
 	tb.setup(e, nil)
-}
-
-// specTokens estimates the definitions of tools in full.
-func specTokens(ts []offeredTool) int {
-	n := 0
-	for _, o := range ts {
-		n += tokensOf(o.spec.Name) + tokensOf(o.spec.Description) + tokensOf(string(o.spec.Schema())) + messageOverhead
-	}
-	return n
 }
 
 // offeredTools is the gate on the model side: only tools the Authorizer

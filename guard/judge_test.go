@@ -94,8 +94,11 @@ func TestJudgeInjectionAddsMediumFindingJustBelowThreshold(t *testing.T) {
 	if r.Injection() != Medium || r.Action != Warn {
 		t.Fatalf("got %v/%v, want a Medium injection that warns", r.Injection(), r.Action)
 	}
+	if len(r.Findings) != 1 {
+		t.Fatalf("findings %+v, want one", r.Findings)
+	}
 	f := r.Findings[0]
-	if len(r.Findings) != 1 || f.Detector != judgeDetector || f.Category != Jailbreak || f.End <= f.Start || f.End > len(justBelow) {
+	if f.Detector != judgeDetector || f.Category != Jailbreak || f.End <= f.Start || f.End > len(justBelow) {
 		t.Fatalf("findings %+v, want one %s Jailbreak finding on a span of the text", r.Findings, judgeDetector)
 	}
 	// Without a category the learned layer's names it.

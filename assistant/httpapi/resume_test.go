@@ -68,18 +68,13 @@ func TestStreamResumeReplaysTheRunningTurnToItsEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	bs := parseLines(t, raw)
-	var text strings.Builder
-	for _, b := range bs {
-		if b.Kind == blocks.Markdown {
-			text.WriteString(b.Content)
-		}
-	}
+	text := markdownOf(bs)
 	first, last := bs[0], bs[len(bs)-1]
 	if first.Kind != blocks.Meta || first.Meta.ThreadID != thread || first.Meta.MessageID == "" {
 		t.Errorf("the resume does not start with the turn's meta block: %+v", first)
 	}
-	if text.String() != "First. Second." || last.Kind != blocks.Meta || last.Meta.Finish == "" {
-		t.Errorf("the resume did not follow the turn to its end: %q, last %+v", text.String(), last)
+	if text != "First. Second." || last.Kind != blocks.Meta || last.Meta.Finish == "" {
+		t.Errorf("the resume did not follow the turn to its end: %q, last %+v", text, last)
 	}
 	if r := h.do("GET", path, "alice", ""); discard(r) != http.StatusNoContent {
 		t.Errorf("resume after the end: %d", r.StatusCode)
