@@ -189,6 +189,16 @@ func TestClaimCheckBoundsWhatItHolds(t *testing.T) {
 	if shown(streamed) != long || len(md) < 4 {
 		t.Errorf("%d markdown blocks for %d bytes without a full stop: want it let through in pieces", len(md), len(long))
 	}
+	// A claim in a run that never ends a sentence is still checked, in
+	// the piece that holds it.
+	h = newHarness(t, fake.New(fake.Turn{fake.Text(long + "\nI have deleted note 1 for you")}))
+	_, streamed, err = h.collect(t, alice, assistant.Request{Message: "talk"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := shown(streamed); strings.Contains(text, "deleted") || !strings.Contains(text, "nothing was changed") {
+		t.Errorf("a claim at the end of an endless run: shown %q", text[max(0, len(text)-200):])
+	}
 }
 
 // A claim made beside the call that then ran was true: the user is not

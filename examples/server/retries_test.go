@@ -51,6 +51,9 @@ func TestAFailedModelCallIsRetriedByOneLayer(t *testing.T) {
 			if body := string(raw); !strings.Contains(body, `"k":"error"`) || strings.Contains(body, "upstream says no") {
 				t.Errorf("stream %s: want an error block without the provider's text", body)
 			}
+			if waits := strings.Count(string(raw), `"waiting"`); waits != int(tc.calls-1) {
+				t.Errorf("%d waiting notices, want one per retry (%d)", waits, tc.calls-1)
+			}
 			if n := calls.Load(); n != tc.calls {
 				t.Errorf("%d upstream calls, want %d", n, tc.calls)
 			}
