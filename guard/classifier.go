@@ -72,6 +72,11 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 		}
 	}
 	sc.margin, sc.scored = z-t.Medium, true
+	if z < t.Medium+negationMargin && via == "" && !ruled && holdsNegated(sc.aim.negated, s, e) {
+		// "Ne pas ignorer les consignes": the grams of an override under
+		// a negation the aimed detector read.
+		return out
+	}
 	if z < t.Medium {
 		if jc := g.judge; jc != nil && -sc.margin <= jc.band {
 			// A Judge may turn this into a finding: keep its window.
@@ -91,6 +96,20 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 		detector: learnedDetector, cat: familyCategory[m.Family(v.b[s:e])], kind: KindInjection,
 		sev: sev, start: a, end: end, conf: conf, via: via,
 	})
+}
+
+// negationMargin is how far over its threshold the learned layer must be
+// to report a window that holds a negated override.
+const negationMargin = 1
+
+// holdsNegated reports whether [s, e) holds one of the spans.
+func holdsNegated(spans [][2]int, s, e int) bool {
+	for _, n := range spans {
+		if s <= n[0] && n[1] <= e {
+			return true
+		}
+	}
+	return false
 }
 
 func isInjection(f rawFinding) bool { return f.kind == KindInjection }

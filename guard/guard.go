@@ -184,6 +184,7 @@ type scratch struct {
 	// overBudget: decodable text was left unscanned and reported.
 	overBudget bool
 	ms         guardmodel.Scratch
+	aim        aimScratch
 	// The learned layer's last score, for the Judge: margin is its logit
 	// minus the Medium threshold (valid when scored), learnedAt the index
 	// of its finding in the output (-1: none), and jcat, jstart, jend the
@@ -317,6 +318,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 	if !g.allowlisted(n.main.b) {
 		sc.st.doc = sc.doc
 		out = g.inj.scan(n, &sc.st, out)
+		out = aimed(&n.main, &sc.aim, out)
 		out = g.learned(sc, out)
 	}
 	// Hidden text: tag characters (except emoji flags) and bidi controls.

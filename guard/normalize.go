@@ -352,6 +352,9 @@ func foldRune(r rune) (rune, bool) {
 	case '‐', '‑', '‒', '–', '—', '―', '−', '⁃':
 		return '-', true
 	}
+	if c, ok := scriptFold(r); ok {
+		return c, c != 0
+	}
 	if c, ok := confusableUpper[r]; ok {
 		return rune(c), true
 	}
@@ -377,6 +380,47 @@ func foldRune(r rune) (rune, bool) {
 		return rune(c), true
 	}
 	return r, true
+}
+
+// scriptFold folds the variants of other scripts that mean one thing, so
+// that the grams of a text carry across its spellings: decimal digits of
+// any script to ASCII (Arabic-Indic ٣, Devanagari ३, Bengali ৩, Thai ๓),
+// the sentence and clause marks of Arabic, Devanagari and CJK to ASCII
+// ones (؟ ، ؛ । 。 、 「」), the Arabic letters written one for the other
+// (alef maqsura and ya, ta marbuta and ha, Persian kaf and ya), and the
+// Arabic tatweel, a letter stretcher, dropped (c == 0). ok is false for a
+// rune it leaves alone. Letters with a hamza or madda, Cyrillic ё and
+// Turkish İ fold by their decomposition and case (foldRune).
+func scriptFold(r rune) (c rune, ok bool) {
+	if r < 0x0600 || r > 0x30FB {
+		return 0, false
+	}
+	switch r {
+	case 'ـ': // tatweel
+		return 0, true
+	case '؟':
+		return '?', true
+	case '،', '、':
+		return ',', true
+	case '؛':
+		return ';', true
+	case '।', '॥', '。', '۔':
+		return '.', true
+	case '「', '」', '『', '』':
+		return '"', true
+	case 'ى', 'ی', 'ي':
+		return 'ي', true
+	case 'ة':
+		return 'ه', true
+	case 'ک':
+		return 'ك', true
+	}
+	for _, zero := range [...]rune{0x0660, 0x06F0, 0x0966, 0x09E6, 0x0E50} {
+		if zero <= r && r <= zero+9 {
+			return '0' + r - zero, true
+		}
+	}
+	return 0, false
 }
 
 // derive builds the leet and compact views from the main view, in one

@@ -33,13 +33,13 @@ func (t *Tally) add(hit bool) {
 // Report is a detector's scorecard: recall on attacks and false positives on
 // benign samples, overall and by source, family and language.
 type Report struct {
-	Recall, FalsePos                 Tally
-	BySource, ByFamily, ByLang, FPBy map[string]*Tally
+	Recall, FalsePos                           Tally
+	BySource, ByFamily, ByLang, FPBy, FPByLang map[string]*Tally
 }
 
 // Evaluate runs v over samples.
 func Evaluate(samples []guardcorpus.Sample, v Verdict) *Report {
-	r := &Report{BySource: map[string]*Tally{}, ByFamily: map[string]*Tally{}, ByLang: map[string]*Tally{}, FPBy: map[string]*Tally{}}
+	r := &Report{BySource: map[string]*Tally{}, ByFamily: map[string]*Tally{}, ByLang: map[string]*Tally{}, FPBy: map[string]*Tally{}, FPByLang: map[string]*Tally{}}
 	get := func(m map[string]*Tally, k string) *Tally {
 		t := m[k]
 		if t == nil {
@@ -53,6 +53,7 @@ func Evaluate(samples []guardcorpus.Sample, v Verdict) *Report {
 		if !s.Attack {
 			r.FalsePos.add(hit)
 			get(r.FPBy, s.Source).add(hit)
+			get(r.FPByLang, s.Lang).add(hit)
 			continue
 		}
 		r.Recall.add(hit)
@@ -71,6 +72,7 @@ func (r *Report) Print(w io.Writer, title string) {
 	table(w, "attacks by family", "recall", r.ByFamily)
 	table(w, "attacks by language", "recall", r.ByLang)
 	table(w, "benign by source", "false pos", r.FPBy)
+	table(w, "benign by language", "false pos", r.FPByLang)
 }
 
 func table(w io.Writer, head, col string, m map[string]*Tally) {

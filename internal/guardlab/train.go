@@ -427,6 +427,11 @@ func calibrate(exs []*example, oof [][]float64, doc bool, fp, shift float64) gua
 
 // LoadAll loads the third-party corpus from dir and the project's own from
 // the module at root.
+//
+// Requests for harmful content (the corpus's technique harmful_request)
+// are left out: they attack nothing of the assistant's, and refusing them
+// is the model's and the host's moderation's job, not the injection
+// guard's. OutOfScope returns them.
 func LoadAll(dir, root string) ([]guardcorpus.Sample, error) {
 	third, err := guardcorpus.LoadCorpus(dir)
 	if err != nil {
@@ -436,5 +441,17 @@ func LoadAll(dir, root string) ([]guardcorpus.Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(third, own...), nil
+	all := append(third, own...)
+	return slices.DeleteFunc(all, outOfScope), nil
 }
+
+// OutOfScope returns the corpus's samples LoadAll leaves out.
+func OutOfScope(dir string) ([]guardcorpus.Sample, error) {
+	third, err := guardcorpus.LoadCorpus(dir)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(third, func(s guardcorpus.Sample) bool { return !outOfScope(s) }), nil
+}
+
+func outOfScope(s guardcorpus.Sample) bool { return s.Technique == "harmful_request" }

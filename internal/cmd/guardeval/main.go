@@ -79,6 +79,10 @@ func run(dir string, loso, skip bool, only []string) error {
 		fmt.Println()
 		guardlab.Evaluate(samples, rules).Print(os.Stdout, "Rules alone, on everything")
 		fmt.Println()
+		if out, err := guardlab.OutOfScope(dir); err == nil && len(out) > 0 {
+			r := guardlab.Evaluate(out, shipped)
+			fmt.Printf("## Out of scope: %d requests for harmful content, not injections (not trained on, not in the figures above)\nflagged by the guard: %.1f%%\n\n", r.Recall.N, r.Recall.Rate())
+		}
 		printTypos(samples, shipped, rules)
 	}
 	if !loso {

@@ -1,0 +1,189 @@
+package guard
+
+// The lexicon of the aimed detector (aimed.go): for each word class, its
+// words in each language, separated by '|'. An entry is a stem: it matches
+// the start of a word ("instruction" matches "instructions"); a trailing
+// '$' makes it a whole word; English verbs are whole words, so that "ignored" and
+// "bypassing" report rather than order. Entries go through Normalize when the lexicon
+// is built, so they are written as people write them, accents and all.
+// Languages written without spaces (Chinese, Japanese) match anywhere.
+//
+// English is read with its word order (an imperative that comes before its
+// target, a question that is not an imperative); the other languages by
+// co-occurrence in one clause, which their cues make safe enough: an
+// override verb, a word for the assistant's own rules and a word that says
+// whose rules (previous, above, your) in one clause.
+var aimedLexicon = []struct {
+	class aimClass
+	lang  string
+	words string
+}{
+	// Verbs that set rules aside.
+	{aDismiss, "en", "ignore|ignoring$|disregard|forget|bypass|override|overrule|circumvent|set aside|put aside|pay no attention to|stop following|stop obeying|do not follow|don't follow|do not obey|don't obey|no longer follow|stop applying|defy"},
+	// Verbs that set many things aside, rules among them: these need a
+	// target that is plainly the assistant's ("your filters", "the
+	// safeguards above"), not "the previous rules" of a stylesheet.
+	{aWeak, "en", "skip|sidestep|get around|work around|drop$|discard|abandon|dismiss|cancel|void$|nullify|suspend|disable|turn off|switch off|deactivate|lift$|waive|neglect|overlook|throw out|scrap$|ditch$|evade|escape$|get rid of|remove$|break$|violate"},
+	{aDismiss, "de", "ignorier|vergiss|vergessen sie|vergesst|missacht|überspring|umgeh|setze außer kraft|setz außer kraft|verwirf|beachte nicht|nicht beachten|befolge nicht|nicht befolgen|nicht mehr befolgen|hör auf|hebe auf"},
+	{aDismiss, "es", "ignora$|ignore$|ignorar$|ignorad$|olvida|olvide|olvidar|omite|omita|omitir|descarta|descarte|pasa por alto|pase por alto|salta$|sáltate|no sigas|no siga$|deja de seguir|anula|anule|haz caso omiso|elude|evita$"},
+	{aDismiss, "fr", "ignore$|ignorez$|ignorer$|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|faites abstraction|contourne|contournez|passe outre|passez outre|ne suis plus|ne suivez plus|annule|annulez|laisse tomber|laissez tomber|saute$|sautez|écarte|écartez|ne respecte plus|ne respectez plus"},
+	{aDismiss, "it", "ignora$|ignori$|ignorate$|ignorare$|dimentica|dimenticate|dimenticare|dimentichi|non seguire|non segui|salta$|saltare|aggira|scavalca|tralascia|annulla|lascia perdere|trascura|non rispettare"},
+	{aDismiss, "pt", "ignore$|ignora$|ignorar$|esqueça|esquece|esquecer|desconsidere|desconsidera|não siga|não sigas|deixe de seguir|pule$|pula$|contorne|anule|descarte|burle|despreze|desrespeite"},
+	{aDismiss, "nl", "negeer|negeren|vergeet|vergeten|sla over|omzeil|volg niet|niet meer volgen|houd geen rekening|annuleer|laat varen|passeer"},
+	{aDismiss, "pl", "zignoruj|ignoruj|zapomnij|pomiń|nie stosuj|nie przestrzegaj|przestań przestrzegać|omiń|obejdź|unieważnij|odrzuć|lekceważ"},
+	{aDismiss, "ru", "игнорируй|проигнорируй|игнорировать|забудь|забыть|не обращай внимания|не обращайте внимания|пропусти|обойди|отмени|не следуй|не следуйте|перестань следовать|отбрось|не соблюдай|нарушь"},
+	{aDismiss, "tr", "yoksay|görmezden gel|unut|dikkate alma|atla$|uyma$|umursama|iptal et|boşver|çiğne|aldırma"},
+	{aDismiss, "ja", "無視|忘れ|従わな|破棄|取り消|回避|スキップ|飛ばし"},
+	{aDismiss, "zh", "忽略|忽视|无视|忘记|忘掉|不要遵守|不要遵循|不要理会|绕过|跳过|取消|放弃|抛开|无需遵守|不必遵守|違反|违反"},
+	{aDismiss, "ko", "무시|잊어|잊고|잊으|따르지 마|건너뛰|우회|취소|어기"},
+	{aDismiss, "ar", "تجاهل|انس|إنس|اترك|تخط|تجاوز|لا تتبع|لا تلتزم|الغ|ألغ"},
+	{aDismiss, "hi", "अनदेखा|नजरअंदाज|नज़रअंदाज़|भूल जाओ|भूल जाएं|भूल जाइए|मत मानो|पालन न करें|रद्द"},
+	{aDismiss, "bn", "উপেক্ষা|ভুলে যাও|ভুলে যান|অগ্রাহ্য|মানবেন না|মেনো না|বাতিল"},
+
+	// Verbs that ask for the rules themselves.
+	{aReveal, "en", "reveal|show$|show me|print|display|output|repeat|recite|dump|leak|disclose|expose|tell me|give me|list$|write out|spell out|paste|echo$|send me|read out|quote"},
+	{aReveal, "de", "zeig|verrat|nenne|wiederhol|druck|gib aus|gib mir|sag mir|sagen sie mir|teile mir|teil mir|offenleg|enthüll|schreib|liste$"},
+	{aReveal, "es", "muestra|muéstrame|muestre|revela|revélame|revele|dime$|dígame|imprime|imprima|repite|repita|comparte|enséñame|escribe|lista$"},
+	{aReveal, "fr", "montre|montrez|révèle|révélez|affiche|affichez|dis-moi|dites-moi|dis moi|dites moi|répète|répétez|imprime|imprimez|donne-moi|donnez-moi|partage|partagez|écris|écrivez"},
+	{aReveal, "it", "mostra$|mostrami|rivela|rivelami|dimmi|mi dica|stampa$|ripeti|condividi|visualizza|scrivi|elenca"},
+	{aReveal, "pt", "mostre|mostra$|revele|revela|diga-me|me diga|diga$|me mostre|imprima|repita|compartilhe|exiba|escreva|liste$"},
+	{aReveal, "nl", "toon|laat zien|laat me|onthul|geef weer|vertel me|print$|herhaal|deel$|schrijf"},
+	{aReveal, "pl", "pokaż|ujawnij|wyświetl|powiedz|wypisz|powtórz|podaj|udostępnij|napisz"},
+	{aReveal, "ru", "покажи|покажите|раскрой|выведи|выведите|скажи|скажите|напиши|повтори|распечатай|поделись|сообщи|перечисли"},
+	{aReveal, "tr", "göster|söyle|yazdır|tekrarla|paylaş|ortaya çıkar|yaz$|listele"},
+	{aReveal, "ja", "教えて|表示|見せて|出力|開示|繰り返|公開して|共有して|書き出|書いて"},
+	{aReveal, "zh", "告诉我|显示|展示|输出|打印|透露|泄露|重复|公开|分享|写出|列出|给我看"},
+	{aReveal, "ko", "알려|보여|출력|공개|반복|공유|말해"},
+	{aReveal, "ar", "اظهر|أظهر|اعرض|اكشف|أخبرني|اخبرني|اطبع|كرر|شارك|اكتب"},
+	{aReveal, "hi", "दिखाओ|दिखाएं|बताओ|बताएं|बताइए|प्रकट|दोहराओ|साझा|लिखो"},
+	{aReveal, "bn", "দেখাও|দেখান|বলো|বলুন|প্রকাশ|পুনরাবৃত্তি|শেয়ার|লিখুন|লেখো"},
+
+	// The assistant's own rules.
+	{aRules, "en", "instruction|directive|rule$|rules$|guideline|guidance|programming|preamble|system prompt|system message|prompt$|prompts$|orders$|commands$"},
+	{aRules, "de", "anweisung|regel|richtlinie|vorgabe|instruktion|befehl|systemprompt|system-prompt|prompt|vorschrift|leitlinie"},
+	{aRules, "es", "instrucci|regla|directriz|directrices|indicaci|pauta|norma|prompt|consigna|órdenes"},
+	{aRules, "fr", "instruction|consigne|règle|directive|prompt|invite système|ordres$"},
+	{aRules, "it", "istruzion|regol|linee guida|direttiv|prompt|norme|ordini$"},
+	{aRules, "pt", "instruç|regra|diretriz|orientaç|prompt|norma|ordens$"},
+	{aRules, "nl", "instructie|regel|richtlijn|aanwijzing|prompt|voorschrift|opdracht"},
+	{aRules, "pl", "instrukc|zasad|reguł|wytyczn|poleceni|prompt"},
+	{aRules, "ru", "инструкци|правил|указани|директив|промпт|подсказк|руководств|команд"},
+	{aRules, "tr", "talimat|kural|yönerge|istem|prompt|direktif|komut"},
+	{aRules, "ja", "指示|命令|ルール|規則|指令|プロンプト|ガイドライン"},
+	{aRules, "zh", "指示|指令|说明|规则|提示词|提示语|系统提示|提示|准则|规定|命令"},
+	{aRules, "ko", "지시|명령|규칙|지침|프롬프트|가이드라인"},
+	{aRules, "ar", "التعليمات|تعليمات|القواعد|قواعد|الإرشادات|ارشادات|التوجيهات|توجيهات|الأوامر|أوامر|الموجه"},
+	{aRules, "hi", "निर्देश|नियम|दिशानिर्देश|आदेश|प्रॉम्प्ट"},
+	{aRules, "bn", "নির্দেশ|নিয়ম|আদেশ|প্রম্পট|নির্দেশিকা"},
+
+	// The limits set on the assistant: set aside, never revealed.
+	{aLimit, "en", "policy|policies|restriction|constraint|limitation|safeguard|guardrail|filters$|principles|boundaries|moderation|safety measures|safety checks|conditioning|protocol"},
+	{aLimit, "de", "einschränkung|beschränkung|sicherheitsregel"},
+	{aLimit, "es", "restricci|política|limitaci"},
+	{aLimit, "fr", "politique|restriction|contrainte|limitation"},
+	{aLimit, "it", "restrizion|vincol|limitazion"},
+	{aLimit, "pt", "restriç|política|limitaç"},
+	{aLimit, "nl", "beperking|beleid"},
+	{aLimit, "pl", "ograniczeni|polityk"},
+	{aLimit, "ru", "ограничени|политик"},
+	{aLimit, "tr", "kısıtlama|politika|sınırlama"},
+	{aLimit, "ja", "制限|制約|方針|ポリシー"},
+	{aLimit, "zh", "限制|约束|政策"},
+	{aLimit, "ko", "제한|제약|정책"},
+	{aLimit, "ar", "القيود|قيود|السياسات"},
+	{aLimit, "hi", "प्रतिबंध|नीति"},
+	{aLimit, "bn", "বিধিনিষেধ|নীতি"},
+
+	// The assistant's own gates.
+	{aGate, "en", "approval step|approval process|approval flow|approval check|approval gate|approval card|approval requirement|approvals$|confirmation step|confirmation prompt|confirmation dialog|confirmation check|human approval|user approval|human review|review step|permission check|safety check|authorization check|sign-off"},
+	{aGate, "de", "genehmigungsschritt|freigabeschritt|bestätigungsschritt|freigabe|genehmigung|bestätigung"},
+	{aGate, "es", "paso de aprobación|aprobación|confirmación"},
+	{aGate, "fr", "étape d'approbation|étape de validation|approbation|confirmation"},
+	{aGate, "it", "passaggio di approvazione|approvazione|conferma"},
+	{aGate, "pt", "etapa de aprovação|aprovação|confirmação"},
+	{aGate, "nl", "goedkeuringsstap|goedkeuring|bevestiging"},
+	{aGate, "pl", "zatwierdzeni|potwierdzeni"},
+	{aGate, "ru", "одобрени|подтверждени"},
+	{aGate, "tr", "onay"},
+	{aGate, "ja", "承認|確認ステップ"},
+	{aGate, "zh", "审批|批准步骤|确认步骤"},
+	{aGate, "ko", "승인"},
+
+	// Whose rules: the assistant's, or those that came before.
+	{aOwn, "en", "your$|yours$|previous|prior$|preceding|above$|earlier|former|original|initial|hidden|secret|system$|internal|developer|old$|all$|built-in|foregoing|aforementioned|safety|you were given|given to you|before this|so far|until now"},
+	{aOwn, "de", "vorherig|bisherig|obig|vorig|früher|alle$|alles$|deine|dein$|ursprünglich|versteckt|geheim|system|intern|oben$|vorangegangen|bestehend"},
+	{aOwn, "es", "anterior|previa|previo|arriba$|tus$|tu$|todas$|todos$|todo$|original|inicial|oculta|oculto|secreta|secreto|del sistema|internas|internos|de seguridad|recibidas"},
+	{aOwn, "fr", "précédent|antérieur|ci-dessus|plus haut|tes$|ton$|tous$|toutes$|vos$|votre$|initial|original|caché|secret|système|interne|de sécurité|reçues"},
+	{aOwn, "it", "precedent|sopra$|di sopra|tue$|tuoi$|tua$|tutte$|tutti$|original|iniziali|nascost|segret|di sistema|intern|di sicurezza|ricevute"},
+	{aOwn, "pt", "anterior|acima$|suas$|seu$|seus$|tuas$|todas$|todos$|original|inicia|ocult|secret|do sistema|intern|de segurança|recebidas"},
+	{aOwn, "nl", "vorige|eerdere|bovenstaande|hierboven|je$|jouw|uw$|alle$|oorspronkelijk|initiële|verborgen|geheim|systeem|intern|voorgaande"},
+	{aOwn, "pl", "poprzedni|wcześniejsz|powyższ|wszystkie|wszystkich|twoje|twój|twoich|twoim|swoje|oryginaln|początkow|ukryt|tajn|systemow|wewnętrzn"},
+	{aOwn, "ru", "предыдущ|прежн|выше$|вышеуказанн|вышеизложенн|все$|всё$|всех$|твои|твой|твоих|ваши|ваш$|ваших|исходн|изначальн|скрыт|секретн|системн|внутренн"},
+	{aOwn, "tr", "önceki|yukarıdaki|tüm$|bütün|senin|sana verilen|orijinal|ilk$|gizli|sistem|dahili|mevcut"},
+	{aOwn, "ja", "以前の|前の|上記|上の|これまでの|全ての|すべての|全部の|あなたの|元の|最初の|隠され|秘密の|システム"},
+	{aOwn, "zh", "以上|上面|上述|之前|先前|以前|此前|所有|全部|你的|您的|原始|原来|初始|隐藏|秘密|系统|内部"},
+	{aOwn, "ko", "이전|위의|앞의|모든|당신의|너의|네$|원래|초기|숨겨진|비밀|시스템|내부"},
+	{aOwn, "ar", "السابقة|السابق|أعلاه|اعلاه|كل$|جميع|الخاصة بك|الأصلية|المخفية|السرية|النظام|الداخلية"},
+	{aOwn, "hi", "पिछले|पिछली|पहले|ऊपर|सभी|सारे|तुम्हारे|आपके|आपकी|मूल|छिपे|गुप्त|सिस्टम"},
+	{aOwn, "bn", "আগের|পূর্ববর্তী|উপরের|সব$|সমস্ত|তোমার|আপনার|মূল|গোপন|সিস্টেম"},
+
+	// Own words that leave no doubt whose rules they are.
+	{aYour, "en", "your$|yours$|you were given|given to you|system$|hidden|secret|internal|developer|above$|built-in|ai's|model's|assistant's|chatbot's"},
+
+	// Own words strong enough to make a question about the rules a
+	// request for them.
+	{aStrong, "en", "hidden|secret|system$|initial|original|internal|developer|you were given|given to you|above$"},
+
+	// The user's own rules: "ignore my previous instructions" corrects a
+	// request, it attacks nothing.
+	{aMine, "en", "my$|mine$|our$|i gave|i told|i wrote|i sent|i just"},
+	{aMine, "de", "meine|mein$|meinen|unsere"},
+	{aMine, "es", "mis$|mi$|nuestras"},
+	{aMine, "fr", "mes$|mon$|ma$|nos$|notre$"},
+	{aMine, "it", "mie$|miei$|mia$|mio$|nostre"},
+	{aMine, "pt", "minhas|meu$|meus$|minha$|nossas"},
+	{aMine, "nl", "mijn$|onze$"},
+	{aMine, "pl", "moje$|moich$|mój$|nasze"},
+	{aMine, "ru", "мои$|мой$|моих$|наши$"},
+	{aMine, "tr", "benim"},
+	{aMine, "ja", "私の"},
+	{aMine, "zh", "我的"},
+	{aMine, "ko", "내$|제$"},
+
+	// Negations before a verb of another language ("ne pas ignorer", "non
+	// ignorare"): English has negatedAt.
+	{aNeg, "de", "nicht$|nie$|niemals|kein$|keine$"},
+	{aNeg, "es", "no$|nunca|jamás"},
+	{aNeg, "fr", "ne pas|n'|ne$|jamais"},
+	{aNeg, "it", "non$|mai$"},
+	{aNeg, "pt", "não$|nunca"},
+	{aNeg, "nl", "niet$|nooit"},
+	{aNeg, "pl", "nie$|nigdy"},
+	{aNeg, "ru", "не$|никогда"},
+	{aNeg, "tr", "asla"},
+	{aNeg, "ja", "しないで|するな"},
+	{aNeg, "zh", "不要|别$|不能|不可"},
+	{aNeg, "ko", "말고|않"},
+
+	// Rules declared void.
+	{aVoid, "en", "cancelled|canceled|void$|invalid|revoked|withdrawn|obsolete|null$|suspended|lifted|disabled|no longer apply|no longer valid|no longer in effect|no longer exist|do not apply|don't apply|does not apply|doesn't apply|did not exist|didn't exist|do not exist|don't exist|does not exist|doesn't exist|are off$|is off$|not binding|superseded|overridden|expired|deactivated|nonexistent|non-existent|irrelevant|never existed|were never|are gone|is gone|not in effect|not in force"},
+
+	// "Act as if", "treat as": how a void declaration is asked for.
+	{aAsIf, "en", "act as if|act as though|behave as if|behave as though|respond as if|respond as though|answer as if|answer as though|reply as if|pretend$|pretend that|proceed as if|operate as if|continue as if|carry on as if|work as if"},
+	{aTreat, "en", "treat|consider|regard|deem|count$|mark$"},
+
+	// New rules put above the old ones.
+	{aSupersede, "en", "supersede|override|overrides|replace$|replaces|take precedence|takes precedence|overrule|trump$|trumps|outrank|cancel out|cancels out|invalidate|nullify|nullifies|void the|voids"},
+	{aNew, "en", "new$|updated|latest|revised|real$|true$|actual|these$|the following|following$|my$|current"},
+
+	// A question about what the rules say.
+	{aAsk, "en", "what does|what do$|what did|what's in|what is in|what are|what is$|what was|what were|what exactly|how does|how do$|what words|which words|can you tell me what|tell me what"},
+	{aSay, "en", "say$|says$|said$|contain|state$|states$|read$|reads$|include|includes|look like|looks like|tell you|begin with|start with|begins with|starts with|word for word|verbatim"},
+
+	// The first word of an English question: what follows is asked about,
+	// not ordered.
+	{aQuestion, "en", "how$|why$|when$|where$|which$|who$|is it$|do i$|can i$|should i$|could i$|would i$|does$|is there|are there|what happens|what if|what would|is that|was it|did you|have you|has the|has it"},
+
+	// Words that may come before an English imperative.
+	{aLead, "en", "please$|pls$|plz$|now$|just$|so$|then$|and$|ok$|okay$|kindly|simply|also$|first$|hey$|immediately|right now|you$|must$|should$|will$|need$|needs$|to$|have$|can$|could$|would$|may$|i want you to|i need you to|i'm asking you to|i am asking you to|i order you to|i command you to|go ahead and|feel free to|from now on|assistant$|ai$|hereby|henceforth|instead$|but$|actually|completely|totally|entirely|fully|simply$|quietly|silently|secretly|for this|for the rest|you are to|you're to|you are now to|be sure to|make sure to|remember to|don't forget to|always$|begin by|start by|let's$|lets$|we$|together$"},
+}
