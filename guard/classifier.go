@@ -47,11 +47,11 @@ var familyCategory = [guardmodel.NumFamilies]Category{
 // injection in the text, and the layer scores the corrected text and
 // keeps the higher score (its finding then says Via "typo"). A rule found
 // only in the typo view does not make the layer's finding High.
-func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
-	m := g.model
-	if m == nil {
+func (g *Guard) learned(tab *tables, sc *scratch, out []rawFinding) []rawFinding {
+	if g.rulesOnly {
 		return out
 	}
+	m := tab.model
 	ruled := slices.ContainsFunc(out, isInjection)
 	v, via := &sc.n.main, ""
 	z, s, e := m.Score(v.b, &sc.ms)
@@ -62,9 +62,9 @@ func (g *Guard) learned(sc *scratch, out []rawFinding) []rawFinding {
 	z -= g.shift
 	if z >= t.Medium-typoMargin {
 		tv := &sc.st.typo
-		if ok, lo, hi := g.inj.typos.correct(v, max(0, s-typoContext), min(len(v.b), e+typoContext), tv); ok {
+		if ok, lo, hi := tab.inj.typos.correct(v, max(0, s-typoContext), min(len(v.b), e+typoContext), tv); ok {
 			if !slices.ContainsFunc(out, isMediumInjection) {
-				out = g.inj.scanTypoView(tv, lo, hi, &sc.st, out)
+				out = tab.inj.scanTypoView(tv, lo, hi, &sc.st, out)
 			}
 			if z2, s2, e2 := m.Score(tv.b, &sc.ms); z2-g.shift > z {
 				z, s, e, v, via = z2-g.shift, s2, e2, tv, "typo"

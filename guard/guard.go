@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -99,11 +100,9 @@ type Guard struct {
 	allow     [][]byte
 	detectors []Detector
 	maxBytes  int
-	inj       *injectionSet
-	model     *guardmodel.Model // nil with Config.RulesOnly
-	shift     float32           // Config.LearnedShift
-	judge     *judgeConfig      // nil without Config.Judge
-	pii       *piiScanner
+	rulesOnly bool         // Config.RulesOnly
+	shift     float32      // Config.LearnedShift
+	judge     *judgeConfig // nil without Config.Judge
 	pool      sync.Pool
 }
 
@@ -114,27 +113,55 @@ var builtin = sync.OnceValues(func() (*injectionSet, error) {
 
 var builtinPII = sync.OnceValue(newPIIScanner)
 
-// New returns a Guard for cfg. Errors wrap [ErrInvalidConfig].
-func New(cfg Config) (*Guard, error) {
+// tables are the built-in detectors' compiled tables and weights, about 16
+// MiB. They are built once per process, the first time any Guard scans,
+// and shared by every Guard: an Engine that never sees a message pays
+// nothing for them, and a process with many Engines pays once.
+type tables struct {
+	inj   *injectionSet
+	pii   *piiScanner
+	model *guardmodel.Model
+}
+
+var builtinTables = sync.OnceValues(func() (*tables, error) {
+	tablesBuilt.Store(true)
 	inj, err := builtin()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+		return nil, err
 	}
+	m, err := builtinModel()
+	if err != nil {
+		return nil, err
+	}
+	return &tables{inj: inj, pii: builtinPII(), model: m}, nil
+})
+
+// tablesBuilt says whether builtinTables ran: tests check that New alone
+// leaves it false.
+var tablesBuilt atomic.Bool
+
+// tables returns the built-in tables. They are the package's own, tested
+// to build; if they did not, the panic is recovered by check, which then
+// fails closed.
+func (g *Guard) tables() *tables {
+	t, err := builtinTables()
+	if err != nil {
+		panic(fmt.Sprintf("guard: built-in tables: %v", err))
+	}
+	return t
+}
+
+// New returns a Guard for cfg. Errors wrap [ErrInvalidConfig].
+func New(cfg Config) (*Guard, error) {
 	g := &Guard{
-		actions:  make(map[Category]Action, len(defaultActions)+len(cfg.Actions)),
-		maxBytes: cfg.MaxBytes,
-		inj:      inj,
-		pii:      builtinPII(),
+		actions:   make(map[Category]Action, len(defaultActions)+len(cfg.Actions)),
+		maxBytes:  cfg.MaxBytes,
+		rulesOnly: cfg.RulesOnly,
 	}
 	if math.IsNaN(cfg.LearnedShift) || math.IsInf(cfg.LearnedShift, 0) {
 		return nil, fmt.Errorf("%w: LearnedShift %v", ErrInvalidConfig, cfg.LearnedShift)
 	}
 	g.shift = float32(cfg.LearnedShift)
-	if !cfg.RulesOnly {
-		if g.model, err = builtinModel(); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
-		}
-	}
 	if g.maxBytes == 0 {
 		g.maxBytes = DefaultMaxBytes
 	}
@@ -166,6 +193,7 @@ func New(cfg Config) (*Guard, error) {
 		}
 	}
 	g.detectors = slices.Clone(cfg.Detectors)
+	var err error
 	if g.judge, err = newJudgeConfig(cfg); err != nil {
 		return nil, err
 	}
@@ -315,11 +343,12 @@ func (g *Guard) action(c Category, s Severity) Action {
 func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []rawFinding {
 	n := &sc.n
 	n.normalize(text)
+	tab := g.tables()
 	if !g.allowlisted(n.main.b) {
 		sc.st.doc = sc.doc
-		out = g.inj.scan(n, &sc.st, out)
+		out = tab.inj.scan(n, &sc.st, out)
 		out = aimed(&n.main, &sc.aim, out)
-		out = g.learned(sc, out)
+		out = g.learned(tab, sc, out)
 	}
 	// Hidden text: tag characters (except emoji flags) and bidi controls.
 	var tagRuns []tagRun
@@ -343,7 +372,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 		out = append(out, rawFinding{detector: "injection/bidi_controls", cat: HiddenText, kind: KindInjection, sev: sev, start: b[0], end: n.bidi[len(n.bidi)-1][1], conf: 1})
 	}
 	if !sc.doc {
-		out = g.pii.scan(text, out)
+		out = tab.pii.scan(text, out)
 	}
 	if depth >= maxDecodeDepth {
 		return out
