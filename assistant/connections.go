@@ -417,7 +417,7 @@ func (e *Engine) preference(ctx context.Context, u parley.User) *store.ModelPref
 	p, err := ps.ModelPreference(ctx, u.ID)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			e.cfg.Logger.Error("assistant: read model preference; using the default", "user", u.ID, "err", err)
+			e.cfg.Logger.ErrorContext(ctx, "assistant: read model preference; using the default", "user", u.ID, "err", err)
 		}
 		return nil
 	}

@@ -232,7 +232,7 @@ func (e *Engine) discardThread(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
-		e.cfg.Logger.Error("assistant: remove empty thread", "thread", id, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: remove empty thread", "thread", id, "err", err)
 	}
 }
 
