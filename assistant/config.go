@@ -399,9 +399,8 @@ func (c *Config) setDefaults() {
 	c.MaxTurnOutputTokens = positiveOr(c.MaxTurnOutputTokens, DefaultMaxTurnOutputTokens)
 	c.MaxTurnOutputBytes = positiveOr(c.MaxTurnOutputBytes, DefaultMaxTurnOutputBytes)
 	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
-	if _, ok := c.Logger.Handler().(logHandler); !ok {
+		c.Logger = slog.New(slog.DiscardHandler) // nothing to add ids to
+	} else if _, ok := c.Logger.Handler().(logHandler); !ok {
 		c.Logger = slog.New(logHandler{c.Logger.Handler()})
 	}
 	if c.Now == nil {

@@ -59,6 +59,13 @@ var (
 	durationBuckets = []float64{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92}
 )
 
+// The span kinds, as options made once: a variadic argument built per
+// call would be allocated per call.
+var (
+	internalSpan = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+	clientSpan   = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+)
+
 // telemetry is the Engine's tracer and instruments. Its methods are safe
 // for concurrent use, and on a nil *telemetry (a conn built by a test)
 // they use the global providers.
@@ -151,7 +158,7 @@ type turnSpan struct {
 // to every span and log line of the turn.
 func (tm *telemetry) startTurn(ctx context.Context, u parley.User, req Request) (context.Context, *turnSpan) {
 	tm = tm.orGlobal()
-	ctx, span := tm.tracer.Start(ctx, tm.agentSpan, trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := tm.tracer.Start(ctx, tm.agentSpan, internalSpan...)
 	if span.IsRecording() {
 		span.SetAttributes(semconv.GenAIOperationNameInvokeAgent, semconv.GenAIAgentName(tm.agent), semconv.UserID(u.ID))
 		if req.ThreadID != "" && !req.CreateThread {
@@ -165,13 +172,16 @@ func (tm *telemetry) startTurn(ctx context.Context, u parley.User, req Request) 
 // counts it; a quota's or spend cap's refusal also as such.
 func (ts *turnSpan) refused(ctx context.Context, err error) {
 	code := string(Code(err))
-	set := metric.WithAttributes(attrTurnOutcome.String("refused"), semconv.ErrorTypeKey.String(code))
-	ts.tm.turns.Add(ctx, 1, set)
-	switch Code(err) {
-	case CodeQuotaExceeded:
-		ts.tm.refusals.Add(ctx, 1, metric.WithAttributes(attrQuotaKind.String("tokens")))
-	case CodeSpendCapExceeded:
-		ts.tm.refusals.Add(ctx, 1, metric.WithAttributes(attrQuotaKind.String("spend")))
+	if ts.tm.turns.Enabled(ctx) {
+		ts.tm.turns.Add(ctx, 1, metric.WithAttributes(attrTurnOutcome.String("refused"), semconv.ErrorTypeKey.String(code)))
+	}
+	if ts.tm.refusals.Enabled(ctx) {
+		switch Code(err) {
+		case CodeQuotaExceeded:
+			ts.tm.refusals.Add(ctx, 1, metric.WithAttributes(attrQuotaKind.String("tokens")))
+		case CodeSpendCapExceeded:
+			ts.tm.refusals.Add(ctx, 1, metric.WithAttributes(attrQuotaKind.String("spend")))
+		}
 	}
 	ts.span.SetAttributes(semconv.ErrorTypeKey.String(code), attrTurnOutcome.String("refused"))
 	ts.span.SetStatus(codes.Error, code)
@@ -201,20 +211,22 @@ func (ts *turnSpan) end(ctx context.Context, g *guard.Guard, thread string, c *c
 	if outcome == "" {
 		outcome = FinishStop
 	}
-	attrs := []attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIProviderNameKey.String(providerName(c.provider)),
-		semconv.GenAIRequestModel(c.model)}
-	if errType != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+	attrs := [4]attribute.KeyValue{semconv.GenAIOperationNameInvokeAgent, semconv.GenAIProviderNameKey.String(providerName(c.provider)),
+		semconv.GenAIRequestModel(c.model), semconv.ErrorTypeKey.String(errType)}
+	n := len(attrs)
+	if errType == "" {
+		n-- // error.type only for an error
 	}
-	tm.duration.Record(ctx, time.Since(ts.start).Seconds(), metric.WithAttributes(attrs...))
-	counted := []attribute.KeyValue{attrTurnOutcome.String(outcome)}
-	if errType != "" {
-		counted = append(counted, semconv.ErrorTypeKey.String(errType))
+	if tm.duration.Enabled(ctx) {
+		tm.duration.Record(ctx, time.Since(ts.start).Seconds(), metric.WithAttributes(attrs[:n]...))
 	}
-	tm.turns.Add(ctx, 1, metric.WithAttributes(counted...))
+	if tm.turns.Enabled(ctx) {
+		counted := [2]attribute.KeyValue{attrTurnOutcome.String(outcome), attrs[3]}
+		tm.turns.Add(ctx, 1, metric.WithAttributes(counted[:n-2]...))
+	}
 	span := ts.span
 	if span.IsRecording() {
-		span.SetAttributes(attrs...)
+		span.SetAttributes(attrs[:n]...)
 		span.SetAttributes(semconv.GenAIConversationID(thread), attrConnection.String(c.name),
 			semconv.GenAIUsageInputTokens(int(out.usage.InputTokens)), semconv.GenAIUsageOutputTokens(int(out.usage.OutputTokens)),
 			semconv.GenAIResponseFinishReasons(outcome), attrTurnOutcome.String(outcome))
@@ -244,7 +256,7 @@ type chatSpan struct {
 // begin starts the span of a call of req on c, which writes to out.
 func (cs *chatSpan) begin(ctx context.Context, c *conn, req *providers.Request, out *transcript) context.Context {
 	cs.tm, cs.provider, cs.model, cs.before = c.tel.orGlobal(), providerName(c.provider), req.Model, out.usage
-	ctx, cs.span = cs.tm.tracer.Start(ctx, "chat "+req.Model, trace.WithSpanKind(trace.SpanKindClient))
+	ctx, cs.span = cs.tm.tracer.Start(ctx, "chat "+req.Model, clientSpan...)
 	if cs.span.IsRecording() {
 		cs.span.SetAttributes(semconv.GenAIOperationNameChat, semconv.GenAIProviderNameKey.String(cs.provider),
 			semconv.GenAIRequestModel(req.Model), attrConnection.String(c.name))
@@ -323,7 +335,7 @@ type toolSpan struct {
 // redacts them.
 func (tm *telemetry) startTool(ctx context.Context, g *guard.Guard, c providers.ToolCall, dryRun bool) (context.Context, toolSpan) {
 	tm = tm.orGlobal()
-	ctx, span := tm.tracer.Start(ctx, "execute_tool "+c.Name, trace.WithSpanKind(trace.SpanKindInternal))
+	ctx, span := tm.tracer.Start(ctx, "execute_tool "+c.Name, internalSpan...)
 	if span.IsRecording() {
 		span.SetAttributes(semconv.GenAIOperationNameExecuteTool, semconv.GenAIToolName(c.Name), semconv.GenAIToolCallID(c.ID),
 			semconv.GenAIToolType("function"))

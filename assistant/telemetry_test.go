@@ -395,3 +395,9 @@ func TestTelemetryContentIsRedacted(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkTurnWithSDK is BenchmarkTurn with the SDK's in-memory span
+// recorder and ManualReader installed: every span records.
+func BenchmarkTurnWithSDK(b *testing.B) {
+	benchTurn(b, func(c *assistant.Config) { observe(c) })
+}
