@@ -256,10 +256,16 @@ type chatSpan struct {
 // begin starts the span of a call of req on c, which writes to out.
 func (cs *chatSpan) begin(ctx context.Context, c *conn, req *providers.Request, out *transcript) context.Context {
 	cs.tm, cs.provider, cs.model, cs.before = c.tel.orGlobal(), providerName(c.provider), req.Model, out.usage
-	ctx, cs.span = cs.tm.tracer.Start(ctx, "chat "+req.Model, clientSpan...)
+	name := "chat"
+	if req.Model != "" { // "": the provider's default, which it does not name
+		name += " " + req.Model
+	}
+	ctx, cs.span = cs.tm.tracer.Start(ctx, name, clientSpan...)
 	if cs.span.IsRecording() {
-		cs.span.SetAttributes(semconv.GenAIOperationNameChat, semconv.GenAIProviderNameKey.String(cs.provider),
-			semconv.GenAIRequestModel(req.Model), attrConnection.String(c.name))
+		cs.span.SetAttributes(semconv.GenAIOperationNameChat, semconv.GenAIProviderNameKey.String(cs.provider), attrConnection.String(c.name))
+		if req.Model != "" {
+			cs.span.SetAttributes(semconv.GenAIRequestModel(req.Model))
+		}
 		if req.MaxTokens > 0 {
 			cs.span.SetAttributes(semconv.GenAIRequestMaxTokens(req.MaxTokens))
 		}
