@@ -401,3 +401,34 @@ func TestTelemetryContentIsRedacted(t *testing.T) {
 func BenchmarkTurnWithSDK(b *testing.B) {
 	benchTurn(b, func(c *assistant.Config) { observe(c) })
 }
+
+// ExecuteTool goes through the one tool-call site: its run is an
+// execute_tool span, counted with transport http; a call over the tool
+// rate is counted as a quota refusal of kind tool_rate.
+func TestTelemetryExecuteToolAndToolRate(t *testing.T) {
+	var o *observed
+	h := newHarness(t, fake.New(), func(c *assistant.Config) {
+		o = observe(c)
+		c.RateLimiter = &memquota.RateLimiter{}
+		c.ToolRate = quota.Rate{Calls: 1, Per: time.Minute}
+	})
+	for range 2 {
+		if _, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "get_weather", Args: []byte(`{"city":"Oslo"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tool := o.span(t, "execute_tool get_weather") // the second call never ran
+	wantAttr(t, tool, "gen_ai.tool.call.id", "http_get_weather")
+	m := o.metrics(t)
+	if pt, ok := pointOf(t, m["parley.tool.calls"], attribute.String("gen_ai.tool.name", "get_weather"), attribute.String("parley.tool.outcome", "ok"),
+		attribute.String("parley.tool.transport", "http")); !ok || pt.value != 1 {
+		t.Errorf("parley.tool.calls: %v, want one ok over http", m["parley.tool.calls"])
+	}
+	if _, ok := pointOf(t, m["parley.tool.calls"], attribute.String("parley.tool.outcome", "RATE_LIMITED")); !ok {
+		t.Errorf("parley.tool.calls: %v, want one RATE_LIMITED", m["parley.tool.calls"])
+	}
+	if pt, ok := pointOf(t, m["parley.quota.refusals"], attribute.String("parley.quota.kind", "tool_rate")); !ok || pt.value != 1 {
+		t.Errorf("parley.quota.refusals: %v, want one tool_rate", m["parley.quota.refusals"])
+	}
+	noIDs(t, m)
+}
