@@ -423,7 +423,12 @@ func (tm *telemetry) guardFindings(ctx context.Context, source string, r guard.R
 // withheld whole. Without a guard, only credentials are scrubbed.
 func redacted(ctx context.Context, g *guard.Guard, text string) string {
 	if g != nil {
-		r := g.Check(ctx, text)
+		var r guard.Result
+		if json.Valid([]byte(text)) {
+			r = g.CheckArgs(ctx, json.RawMessage(text)) // JSON as JSON: keys and values apart
+		} else {
+			r = g.Check(ctx, text)
+		}
 		if r.Cause != nil || r.Action >= guard.Block {
 			return "[withheld by the guard]"
 		}
