@@ -229,7 +229,10 @@ func (ts *turnSpan) end(ctx context.Context, g *guard.Guard, thread string, c *c
 		span.SetAttributes(attrs[:n]...)
 		span.SetAttributes(semconv.GenAIConversationID(thread), attrConnection.String(c.name),
 			semconv.GenAIUsageInputTokens(int(out.usage.InputTokens)), semconv.GenAIUsageOutputTokens(int(out.usage.OutputTokens)),
-			semconv.GenAIResponseFinishReasons(outcome), attrTurnOutcome.String(outcome))
+			attrTurnOutcome.String(outcome))
+		if out.err == nil {
+			span.SetAttributes(semconv.GenAIResponseFinishReasons(outcome))
+		}
 		if tm.content {
 			span.SetAttributes(semconv.GenAIInputMessagesKey.String(messagesJSON("user", input)),
 				semconv.GenAIOutputMessagesKey.String(messagesJSON("assistant", redacted(ctx, g, out.answerText()))))
@@ -296,7 +299,7 @@ func (cs *chatSpan) end(ctx context.Context, out *transcript, err error) {
 	in, outTok := out.usage.InputTokens-cs.before.InputTokens, out.usage.OutputTokens-cs.before.OutputTokens
 	base := [3]attribute.KeyValue{semconv.GenAIOperationNameChat, semconv.GenAIProviderNameKey.String(cs.provider), semconv.GenAIRequestModel(cs.model)}
 	tm := cs.tm
-	if tm.tokens.Enabled(ctx) {
+	if (in > 0 || outTok > 0) && tm.tokens.Enabled(ctx) { // a call that never reached the model used none
 		tm.tokens.Record(ctx, in, metric.WithAttributes(base[0], base[1], base[2], semconv.GenAITokenTypeInput))
 		tm.tokens.Record(ctx, outTok, metric.WithAttributes(base[0], base[1], base[2], semconv.GenAITokenTypeOutput))
 	}
