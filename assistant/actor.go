@@ -41,21 +41,26 @@ func (a *actor) invoke(ctx context.Context, o offeredTool, c providers.ToolCall,
 	if approved {
 		ctx = context.WithoutCancel(ctx)
 	}
+	ctx, span := a.e.tel.startTool(ctx, a.e.guard, c, false)
 	tctx, cancel := context.WithTimeout(ctx, a.e.cfg.ToolTimeout)
 	defer cancel()
 	start := time.Now()
 	res, err := tools.Invoke(tctx, o.tool, tools.Call{ID: c.ID, User: a.u, ThreadID: a.thread.ID, Args: c.Args, Approved: approved})
+	took := time.Since(start)
 	if err != nil {
-		a.e.cfg.Logger.Warn("assistant: tool failed", "tool", c.Name, "thread", a.thread.ID, "err", err)
+		a.e.cfg.Logger.WarnContext(ctx, "assistant: tool failed", "tool", c.Name, "thread", a.thread.ID, "err", err)
 	}
-	return res, time.Since(start)
+	span.end(ctx, a.e.guard, res, err)
+	return res, took
 }
 
 // auditToolCall records one tool call: never the arguments, only their
 // hash. transport is "chat" (the model called it), "client" (a client-side
 // tool's posted result) or "http" (a host UI). approval says how a Mutate
 // or Destructive call was approved; "" for Read tools.
+// Every tool call's outcome passes here: it is counted (parley.tool.calls).
 func (a *actor) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string) {
+	a.e.tel.toolCall(ctx, c.Name, transport, r)
 	fields := map[string]any{
 		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
 		"duration_ms": d.Milliseconds(), "transport": transport,
@@ -71,7 +76,7 @@ func (a *actor) auditToolCall(ctx context.Context, c providers.ToolCall, r tools
 	data, _ := json.Marshal(fields)
 	ev := store.AuditEvent{Kind: AuditToolCall, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data, CreatedAt: a.e.cfg.Now()}
 	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		a.e.cfg.Logger.Error("assistant: audit tool call", "tool", c.Name, "thread", a.thread.ID, "err", err)
+		a.e.cfg.Logger.ErrorContext(ctx, "assistant: audit tool call", "tool", c.Name, "thread", a.thread.ID, "err", err)
 	}
 }
 
@@ -87,6 +92,7 @@ func (a *actor) takeToolCall(ctx context.Context) *tools.Result {
 		return nil
 	}
 	if rle, ok := errors.AsType[*quota.RateLimitError](err); ok {
+		a.e.tel.toolRateRefused(ctx)
 		wait := max(rle.RetryAt.Sub(cfg.Now()).Round(time.Second), time.Second)
 		return &tools.Result{Error: &tools.ToolError{
 			Code: tools.CodeRateLimited, Retryable: true,
@@ -94,14 +100,16 @@ func (a *actor) takeToolCall(ctx context.Context) *tools.Result {
 			Hint:    "Answer from the results you already have, or tell the user to try again shortly.",
 		}}
 	}
-	cfg.Logger.Error("assistant: tool rate limiter", "user", a.u.ID, "err", err)
+	cfg.Logger.ErrorContext(ctx, "assistant: tool rate limiter", "user", a.u.ID, "err", err)
 	r := tools.Fail(tools.CodeInternal, "The tool could not be run right now.")
 	return &r
 }
 
 // auditGuard records a High or Critical guard result: categories, severity
-// and action, never the matched text.
+// and action, never the matched text. Every finding, of any severity, is
+// counted (parley.guard.findings).
 func (a *actor) auditGuard(ctx context.Context, kind string, r guard.Result, extra map[string]string) {
+	a.e.tel.guardFindings(ctx, kind, r)
 	if r.Severity < guard.High {
 		return
 	}
@@ -112,7 +120,7 @@ func (a *actor) auditGuard(ctx context.Context, kind string, r guard.Result, ext
 	raw, _ := json.Marshal(data)
 	ev := store.AuditEvent{Kind: kind, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: raw}
 	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		a.e.cfg.Logger.Error("assistant: audit guard finding", "kind", kind, "thread", a.thread.ID, "err", err)
+		a.e.cfg.Logger.ErrorContext(ctx, "assistant: audit guard finding", "kind", kind, "thread", a.thread.ID, "err", err)
 	}
 }
 
@@ -134,7 +142,7 @@ func (a *actor) checkArgs(ctx context.Context, c providers.ToolCall) (shown json
 		r = a.e.guard.Check(ctx, string(c.Args))
 	}
 	if r.Cause != nil {
-		a.e.cfg.Logger.Error("assistant: argument guard failed closed", "tool", c.Name, "err", r.Cause)
+		a.e.cfg.Logger.ErrorContext(ctx, "assistant: argument guard failed closed", "tool", c.Name, "thread", a.thread.ID, "err", r.Cause)
 	}
 	a.auditGuard(ctx, AuditGuardToolArgs, r, map[string]string{"tool": c.Name, "args_sha256": argsHash(c.Args)})
 	shown = jsonOrNil(c.Args)
@@ -180,7 +188,7 @@ func (a *actor) screenResult(ctx context.Context, c providers.ToolCall, content,
 			extra["records"] = strconv.Itoa(records)
 		}
 		a.auditGuard(ctx, AuditGuardToolResult, r, extra)
-		a.e.cfg.Logger.Info("assistant: tool result withheld by the guard", "tool", c.Name, "records", records, "categories", r.Categories())
+		a.e.cfg.Logger.InfoContext(ctx, "assistant: tool result withheld by the guard", "tool", c.Name, "thread", a.thread.ID, "records", records, "categories", r.Categories())
 	}
 	switch s {
 	case screenWithhold:
@@ -205,13 +213,15 @@ func (a *actor) screenResult(ctx context.Context, c providers.ToolCall, content,
 // model, when the call cannot be proposed, or the turn was stopped (then
 // the user never sees the card, which is withdrawn).
 func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool, messageID string, stop *stopper, emit func(blocks.Block)) (tools.Result, bool) {
-	pctx, cancel := context.WithTimeout(ctx, a.e.cfg.ToolTimeout)
+	sctx, span := a.e.tel.startTool(ctx, a.e.guard, c, true)
+	pctx, cancel := context.WithTimeout(sctx, a.e.cfg.ToolTimeout)
 	defer cancel()
 	start := time.Now()
 	r, err := tools.Propose(pctx, o.tool, tools.Call{ID: c.ID, User: a.u, ThreadID: a.thread.ID, Args: c.Args})
 	if err != nil {
-		a.e.cfg.Logger.Warn("assistant: dry run failed", "tool", c.Name, "thread", a.thread.ID, "err", err)
+		a.e.cfg.Logger.WarnContext(sctx, "assistant: dry run failed", "tool", c.Name, "thread", a.thread.ID, "err", err)
 	}
+	span.end(sctx, a.e.guard, r, err)
 	if !r.OK {
 		return r, false // answered and audited by runTools
 	}
@@ -231,14 +241,14 @@ func (a *actor) propose(ctx context.Context, c providers.ToolCall, o offeredTool
 		CreatedAt: now, ExpiresAt: now.Add(a.e.cfg.ApprovalTTL),
 	}
 	if err := a.e.cfg.Store.CreateProposal(context.WithoutCancel(ctx), &p); err != nil {
-		a.e.cfg.Logger.Error("assistant: store proposal", "tool", c.Name, "thread", a.thread.ID, "err", err)
+		a.e.cfg.Logger.ErrorContext(ctx, "assistant: store proposal", "tool", c.Name, "thread", a.thread.ID, "err", err)
 		return tools.Fail(tools.CodeInternal, "The approval could not be prepared."), false
 	}
 	if stop.stopped() {
 		// The user's stream has ended: they will never see this card, so it
 		// must not stay decidable.
 		if _, err := a.e.cfg.Store.DecideProposal(context.WithoutCancel(ctx), token, store.ProposalDeclined, a.e.cfg.Now()); err != nil {
-			a.e.cfg.Logger.Error("assistant: withdraw unseen proposal", "thread", a.thread.ID, "err", err)
+			a.e.cfg.Logger.ErrorContext(ctx, "assistant: withdraw unseen proposal", "thread", a.thread.ID, "err", err)
 		}
 		return tools.Fail(tools.CodeInternal, "The turn was stopped before the approval could be asked for."), false
 	}

@@ -74,7 +74,7 @@ func (e *Engine) pendingProposals(ctx context.Context, threadID string, prior []
 	}
 	ps, err := e.cfg.Store.ListProposals(ctx, threadID)
 	if err != nil {
-		e.cfg.Logger.Warn("assistant: list proposals", "thread", threadID, "err", err)
+		e.cfg.Logger.WarnContext(ctx, "assistant: list proposals", "thread", threadID, "err", err)
 		return nil
 	}
 	now := e.cfg.Now()

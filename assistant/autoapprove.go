@@ -84,7 +84,7 @@ func (e *Engine) SetAutoApprovals(ctx context.Context, u parley.User, grants []s
 	}
 	data, _ := json.Marshal(map[string]any{"grants": gs})
 	if err := e.cfg.Store.AppendAudit(ctx, &store.AuditEvent{Kind: AuditAutoApproveSet, ActorID: u.ID, Data: data}); err != nil {
-		e.cfg.Logger.Error("assistant: audit auto-approvals", "user", u.ID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: audit auto-approvals", "user", u.ID, "err", err)
 	}
 	return gs, nil
 }
@@ -150,7 +150,7 @@ func (e *Engine) standingApprovals(ctx context.Context, u parley.User, offered [
 	if as, ok := e.cfg.Store.(store.AutoApprovals); ok && slices.ContainsFunc(offered, func(o offeredTool) bool { return o.spec.NeedsApproval() }) {
 		stored, err := as.AutoApprovals(ctx, u.ID)
 		if err != nil {
-			e.cfg.Logger.Error("assistant: read auto-approvals; asking on cards instead", "user", u.ID, "err", err)
+			e.cfg.Logger.ErrorContext(ctx, "assistant: read auto-approvals; asking on cards instead", "user", u.ID, "err", err)
 			stored = nil
 		}
 		grants = append(grants, stored...)

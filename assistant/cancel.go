@@ -140,7 +140,7 @@ func (s *stopper) poll(ctx context.Context, e *Engine, reply store.Message) bool
 		s.cancel(errThreadDeleted)
 	case err != nil:
 		if ctx.Err() == nil {
-			e.cfg.Logger.Warn("assistant: poll for cancel", "thread", reply.ThreadID, "err", err)
+			e.cfg.Logger.WarnContext(ctx, "assistant: poll for cancel", "thread", reply.ThreadID, "err", err)
 		}
 		return false
 	case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(reply.CreatedAt):

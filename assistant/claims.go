@@ -183,6 +183,6 @@ func correct(ctx context.Context, a *actor, out *transcript, changed bool, emit 
 	data, _ := json.Marshal(map[string]any{"sentences": c.count, "lang": c.first.Lang, "word": c.first.Word, "finish": out.finish})
 	ev := store.AuditEvent{Kind: AuditClaimWithheld, ActorID: a.u.ID, ThreadID: a.thread.ID, Data: data, CreatedAt: a.e.cfg.Now()}
 	if err := a.e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		a.e.cfg.Logger.Error("assistant: audit withheld claim", "thread", a.thread.ID, "err", err)
+		a.e.cfg.Logger.ErrorContext(ctx, "assistant: audit withheld claim", "thread", a.thread.ID, "err", err)
 	}
 }

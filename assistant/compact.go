@@ -217,7 +217,7 @@ func (e *Engine) summarize(ctx context.Context, c *conn, stop *stopper, threadID
 	text, used, err := c.complete(ctx, req)
 	text = strings.TrimSpace(text)
 	if err != nil || text == "" || stop.stopped() {
-		e.cfg.Logger.Warn("assistant: summarize history; replaying what fits instead", "thread", threadID, "err", err)
+		e.cfg.Logger.WarnContext(ctx, "assistant: summarize history; replaying what fits instead", "thread", threadID, "err", err)
 		return "", used, false
 	}
 	return truncate(text, c.summaryTokens()*4), used, true
@@ -246,17 +246,17 @@ func (e *Engine) saveSummary(ctx context.Context, stop *stopper, th store.Thread
 	case errors.Is(err, store.ErrConflict):
 		return
 	case err != nil:
-		e.cfg.Logger.Error("assistant: save summary", "thread", th.ID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: save summary", "thread", th.ID, "err", err)
 		return
 	}
 	msgs, err := st.ListMessages(ctx, th.ID)
 	if err != nil {
-		e.cfg.Logger.Error("assistant: check a saved summary", "thread", th.ID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: check a saved summary", "thread", th.ID, "err", err)
 		return
 	}
 	if slices.ContainsFunc(msgs, func(m store.Message) bool { return m.SupersededAt != nil && within(folded, m.Seq) }) {
 		if err := st.SetSummary(ctx, th.ID, "", 0, through); err != nil && !errors.Is(err, store.ErrConflict) {
-			e.cfg.Logger.Error("assistant: withdraw a summary of edited-away messages", "thread", th.ID, "err", err)
+			e.cfg.Logger.ErrorContext(ctx, "assistant: withdraw a summary of edited-away messages", "thread", th.ID, "err", err)
 		}
 	}
 }

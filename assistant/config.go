@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
@@ -250,8 +253,25 @@ type Config struct {
 	// user's time zone. Return text safe to show.
 	QuotaMessage func(u parley.User, e *quota.ExceededError) string
 
-	Logger *slog.Logger     // nil: discard
-	Now    func() time.Time // nil: time.Now
+	// Logger takes the Engine's log lines (nil: discard). Inside a turn
+	// every line carries the turn's id ("turn", its reply message) and,
+	// while a span is recording, "trace_id" and "span_id"; other keys are
+	// "thread", "tool", "code" and "err".
+	Logger *slog.Logger
+
+	// TracerProvider and MeterProvider take the Engine's spans and metrics,
+	// named by the OpenTelemetry GenAI semantic conventions (see the
+	// package doc, "Observability"); nil: the otel global providers, which
+	// do nothing until the host installs an SDK.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+	// RecordContent puts message content on the spans: the user's message
+	// as the guard redacted it, the answer, and tool arguments and results,
+	// each passed through the guard (redacted, or withheld when it
+	// blocks). Off by default: spans then hold no content.
+	RecordContent bool
+
+	Now func() time.Time // nil: time.Now
 }
 
 // Model families for Config.ModelFamily and Connection.ModelFamily.
@@ -379,7 +399,9 @@ func (c *Config) setDefaults() {
 	c.MaxTurnOutputTokens = positiveOr(c.MaxTurnOutputTokens, DefaultMaxTurnOutputTokens)
 	c.MaxTurnOutputBytes = positiveOr(c.MaxTurnOutputBytes, DefaultMaxTurnOutputBytes)
 	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
+		c.Logger = slog.New(slog.DiscardHandler) // nothing to add ids to
+	} else if _, ok := c.Logger.Handler().(logHandler); !ok {
+		c.Logger = slog.New(logHandler{c.Logger.Handler()})
 	}
 	if c.Now == nil {
 		c.Now = time.Now

@@ -32,6 +32,7 @@ type conn struct {
 	retries       int           // tries again of a call that failed before its first event
 	retryWait     time.Duration // the most all of one call's waits may add up to
 	idle          time.Duration // a stream silent this long is ended; <= 0: never
+	tel           *telemetry    // the Engine's: each call's span and metrics (telemetry.go)
 }
 
 // callKind is what a model call is for.

@@ -387,7 +387,7 @@ func (e *Engine) connFor(ctx context.Context, u parley.User, req Request) (*conn
 	return &conn{name: cn.Name, provider: cn.Provider, model: model, topicModel: cn.TopicModel, maxOutput: out,
 		temperature: s.Temperature, topP: s.TopP, effort: s.ReasoningEffort,
 		window: cn.ContextWindow, family: cn.ModelFamily, drain: c.DrainTimeout, maxTurnTokens: c.MaxTurnOutputTokens, maxTurnBytes: c.MaxTurnOutputBytes,
-		retries: c.ModelRetries, retryWait: c.ModelRetryWait, idle: c.ModelIdleTimeout}, nil
+		retries: c.ModelRetries, retryWait: c.ModelRetryWait, idle: c.ModelIdleTimeout, tel: e.tel}, nil
 }
 
 // unknownModel says that no connection offers model, naming it when it is
@@ -417,7 +417,7 @@ func (e *Engine) preference(ctx context.Context, u parley.User) *store.ModelPref
 	p, err := ps.ModelPreference(ctx, u.ID)
 	if err != nil {
 		if !errors.Is(err, store.ErrNotFound) {
-			e.cfg.Logger.Error("assistant: read model preference; using the default", "user", u.ID, "err", err)
+			e.cfg.Logger.ErrorContext(ctx, "assistant: read model preference; using the default", "user", u.ID, "err", err)
 		}
 		return nil
 	}

@@ -264,7 +264,7 @@ func (c *continuation) reopen(ctx context.Context, e *Engine, threadID string, c
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	if err := e.cfg.Store.ReopenProposal(rctx, c.decision.Token, *c.decision.DecidedAt); err != nil {
-		e.cfg.Logger.Error("assistant: a decided proposal's turn could not be written and the proposal could not be reopened; its tool did not run",
+		e.cfg.Logger.ErrorContext(ctx, "assistant: a decided proposal's turn could not be written and the proposal could not be reopened; its tool did not run",
 			"thread", threadID, "tool", c.decision.Tool, "err", cause, "reopen_err", err)
 	}
 }
@@ -338,7 +338,7 @@ func (c *continuation) screenedReason(ctx context.Context, e *Engine) string {
 	}
 	v := e.checkInput(ctx, c.reason)
 	if v.Action >= guard.Block {
-		e.cfg.Logger.Info("assistant: a decline's reason was withheld by the input guard", "categories", v.Categories())
+		e.cfg.Logger.InfoContext(ctx, "assistant: a decline's reason was withheld by the input guard", "categories", v.Categories())
 		return ""
 	}
 	return v.Redacted

@@ -147,6 +147,22 @@
 // the code and a safe message: provider text never reaches the user. Code
 // maps an error to its ErrorCode; httpapi maps codes to HTTP statuses.
 //
+// # Observability
+//
+// The Engine traces and measures through the OpenTelemetry API only
+// (Config.TracerProvider and MeterProvider; nil: the otel globals), named
+// by the GenAI semantic conventions: an `invoke_agent {AssistantName}` span
+// per turn, a `chat {model}` span per model call and an
+// `execute_tool {name}` span per tool run, with the metrics
+// gen_ai.client.token.usage, gen_ai.client.operation.duration and
+// gen_ai.client.operation.time_to_first_chunk, and parley.turns,
+// parley.tool.calls, parley.quota.refusals, parley.guard.findings and
+// parley.turn.time_to_first_block (telemetry.go). No metric attribute
+// holds a user's or a thread's id. Content is on spans only with
+// Config.RecordContent, as the guard redacts it. Config.Logger's lines
+// inside a turn carry "turn", and "trace_id" and "span_id" while a span
+// records.
+//
 // # Concurrency
 //
 // An Engine is safe for concurrent use. Each sequence Stream returns is

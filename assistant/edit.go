@@ -125,7 +125,7 @@ func (e *Engine) withdrawSuperseded(ctx context.Context, ps []store.Proposal, ms
 
 func (e *Engine) withdraw(ctx context.Context, p store.Proposal) {
 	if _, err := e.cfg.Store.DecideProposal(context.WithoutCancel(ctx), p.Token, store.ProposalDeclined, e.cfg.Now()); err != nil && !errors.Is(err, store.ErrConflict) {
-		e.cfg.Logger.Error("assistant: withdraw a superseded card", "thread", p.ThreadID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: withdraw a superseded card", "thread", p.ThreadID, "err", err)
 	}
 }
 

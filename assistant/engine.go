@@ -27,6 +27,7 @@ type Engine struct {
 	running  runningTurns
 	live     liveTurns
 	inFlight userTurns
+	tel      *telemetry // spans and metrics (telemetry.go)
 }
 
 // New validates cfg, applies defaults and returns an Engine.
@@ -35,7 +36,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	cfg.setDefaults()
-	e := &Engine{cfg: cfg, conns: cfg.connections(), guard: cfg.Guard}
+	e := &Engine{cfg: cfg, conns: cfg.connections(), guard: cfg.Guard, tel: newTelemetry(&cfg)}
 	if e.guard == nil && !cfg.DisableGuard {
 		g, err := guard.New(guard.Config{})
 		if err != nil {
@@ -173,9 +174,13 @@ func (e *Engine) Stream(ctx context.Context, u parley.User, req Request) iter.Se
 			yield(e.errorBlock(wrap(CodeInvalidRequest, "stream", errors.New("the sequence returned by Stream is single-use"))))
 			return
 		}
-		t, err := e.begin(ctx, u, req)
+		// The turn's span covers its checks too: a refusal is a turn that
+		// ended with an error.type.
+		ctx, span := e.tel.startTurn(ctx, u, req)
+		t, err := e.begin(ctx, u, req, span)
 		if err != nil {
-			yield(e.errorBlock(err))
+			span.refused(ctx, err)
+			yield(e.errorBlockContext(ctx, err))
 			return
 		}
 		t.run(ctx, yield)
@@ -184,17 +189,24 @@ func (e *Engine) Stream(ctx context.Context, u parley.User, req Request) iter.Se
 
 // errorBlock logs err and turns it into a terminal block showing only its code.
 func (e *Engine) errorBlock(err error) blocks.Block {
+	return e.errorBlockContext(context.Background(), err)
+}
+
+// errorBlockContext is errorBlock logging under ctx: inside a turn, with
+// its id and trace.
+func (e *Engine) errorBlockContext(ctx context.Context, err error) blocks.Block {
+	log := e.cfg.Logger
 	switch code := Code(err); {
 	case code == CodeInternal && errors.Is(err, context.Canceled):
 		// The caller left (a client disconnected) before the turn began.
-		e.cfg.Logger.Info("assistant: request ended before the turn began", "err", err)
+		log.InfoContext(ctx, "assistant: request ended before the turn began", "code", string(code), "err", err)
 	case code == CodeInternal:
-		e.cfg.Logger.Error("assistant: turn failed", "err", err)
+		log.ErrorContext(ctx, "assistant: turn failed", "code", string(code), "err", err)
 	case code == CodeModelBusy, code == CodeModelTimeout, code == CodeModelUnavailable:
 		// The model's endpoint failed: an operator needs to see this.
-		e.cfg.Logger.Warn("assistant: model call failed", "code", string(code), "err", err)
+		log.WarnContext(ctx, "assistant: model call failed", "code", string(code), "err", err)
 	default:
-		e.cfg.Logger.Info("assistant: turn refused", "code", string(code), "err", err)
+		log.InfoContext(ctx, "assistant: turn refused", "code", string(code), "err", err)
 	}
 	return errorBlockFor(err)
 }

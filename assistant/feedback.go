@@ -132,6 +132,6 @@ func (e *Engine) auditFeedback(ctx context.Context, u parley.User, threadID, mes
 	data, _ := json.Marshal(map[string]string{"message": messageID, "rating": rating, "category": category})
 	ev := store.AuditEvent{Kind: AuditFeedback, ActorID: u.ID, ThreadID: threadID, Data: data}
 	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit feedback", "thread", threadID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: audit feedback", "thread", threadID, "err", err)
 	}
 }

@@ -111,7 +111,7 @@ func (e *Engine) resolve(ctx context.Context, u parley.User, threadID string, r 
 		data, _ := json.Marshal(map[string]string{"type": r.Type, "id": r.ID})
 		ev := store.AuditEvent{Kind: AuditEntityDenied, ActorID: u.ID, ThreadID: threadID, Data: data}
 		if aerr := cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); aerr != nil {
-			cfg.Logger.Error("assistant: audit a denied entity", "err", aerr)
+			cfg.Logger.ErrorContext(ctx, "assistant: audit a denied entity", "err", aerr)
 		}
 		return Entity{}, false
 	}
@@ -121,7 +121,7 @@ func (e *Engine) resolve(ctx context.Context, u parley.User, threadID string, r 
 	ent, err := cfg.ResolveEntity(ctx, u, r)
 	if err != nil {
 		if !errors.Is(err, ErrNotFound) {
-			cfg.Logger.Warn("assistant: resolve entity", "type", r.Type, "err", err)
+			cfg.Logger.WarnContext(ctx, "assistant: resolve entity", "type", r.Type, "err", err)
 		}
 		return Entity{}, false
 	}

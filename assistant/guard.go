@@ -34,7 +34,7 @@ func (e *Engine) checkInput(ctx context.Context, text string) guard.Result {
 	}
 	r := e.guard.Check(ctx, text)
 	if r.Cause != nil {
-		e.cfg.Logger.Error("assistant: input guard failed closed", "err", r.Cause)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: input guard failed closed", "err", r.Cause)
 	}
 	return r
 }
@@ -76,7 +76,7 @@ func (e *Engine) checkContext(ctx context.Context, text string) (string, guard.R
 	}
 	r, s := e.scanDocument(ctx, text)
 	if s == screenWithhold {
-		e.cfg.Logger.Info("assistant: context withheld by the guard", "categories", r.Categories())
+		e.cfg.Logger.InfoContext(ctx, "assistant: context withheld by the guard", "categories", r.Categories())
 		return "", r, s
 	}
 	p := e.checkInput(ctx, text)

@@ -226,7 +226,7 @@ const changeScan = 200
 func lastChange(ctx context.Context, e *Engine, userID string) time.Time {
 	rows, err := e.cfg.Store.ListAudit(ctx, store.AuditFilter{Kind: AuditToolCall, ActorID: userID, Limit: changeScan})
 	if err != nil {
-		e.cfg.Logger.Warn("assistant: read the audit for the knowledge gate", "err", err)
+		e.cfg.Logger.WarnContext(ctx, "assistant: read the audit for the knowledge gate", "err", err)
 		return e.cfg.Now()
 	}
 	for _, r := range rows {

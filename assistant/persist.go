@@ -70,10 +70,10 @@ func (w *replyWrites) persist(ctx context.Context, out *transcript) error {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		// The thread was deleted while the turn ran: nothing to keep.
-		cfg.Logger.Info("assistant: reply not stored: its thread was deleted", "thread", m.ThreadID)
+		cfg.Logger.InfoContext(ctx, "assistant: reply not stored: its thread was deleted", "thread", m.ThreadID)
 		return &Error{Code: CodeNotFound, Op: "persist reply", Err: err, Message: deletedMessage}
 	case err != nil:
-		cfg.Logger.Error("assistant: persist reply: the user saw an answer that is not stored",
+		cfg.Logger.ErrorContext(ctx, "assistant: persist reply: the user saw an answer that is not stored",
 			"thread", m.ThreadID, "message", m.ID, "err", err)
 		return &Error{Code: CodeInternal, Op: "persist reply", Err: err, Message: notSavedMessage}
 	}
@@ -95,7 +95,7 @@ func (w *replyWrites) stopWrite(out *transcript, err error) {
 	m := out.reply(w.reply, err)
 	m.UpdatedAt = w.e.cfg.Now()
 	if err := w.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && !errors.Is(err, store.ErrNotFound) {
-		w.e.cfg.Logger.Warn("assistant: store a stopped reply (the final write follows)", "thread", m.ThreadID, "err", err)
+		w.e.cfg.Logger.WarnContext(ctx, "assistant: store a stopped reply (the final write follows)", "thread", m.ThreadID, "err", err)
 	}
 }
 
@@ -110,7 +110,7 @@ func (w *replyWrites) checkpoint(ctx context.Context, out *transcript, stop *sto
 	m := out.reply(w.reply, nil)
 	m.Status, m.UpdatedAt = store.StatusStreaming, w.e.cfg.Now()
 	if err := w.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && ctx.Err() == nil {
-		w.e.cfg.Logger.Warn("assistant: heartbeat", "thread", m.ThreadID, "err", err)
+		w.e.cfg.Logger.WarnContext(ctx, "assistant: heartbeat", "thread", m.ThreadID, "err", err)
 	}
 }
 

@@ -36,11 +36,16 @@ type modelCall struct {
 // its first event is made again while the connection's backoff allows;
 // one that streamed anything never is. Once stop ends nothing more is
 // shown, and the call returns without error.
-func (c *conn) stream(ctx context.Context, mc modelCall) (string, []providers.ToolCall, error) {
+//
+// The call is a `chat` span (telemetry.go), ended with the usage the call
+// added to mc.out, estimated or reported.
+func (c *conn) stream(ctx context.Context, mc modelCall) (_ string, _ []providers.ToolCall, err error) {
+	s := &callState{mc: mc, limit: mc.out.callLimit()}
+	ctx = s.span.begin(ctx, c, mc.req, mc.out)
+	defer func() { s.span.end(ctx, mc.out, err) }()
 	pctx, undrain := c.drainOnStop(ctx, mc.stop)
 	defer undrain()
 	defer mc.out.flush(mc.emit)
-	s := &callState{mc: mc, limit: mc.out.callLimit()}
 	defer s.estimate()
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
@@ -113,6 +118,7 @@ type callState struct {
 	started  bool              // the request reached the provider's stream
 	reported bool              // the server reported usage
 	drained  int               // bytes read unseen after the stop
+	span     chatSpan          // the call's span
 }
 
 // read streams one attempt of the call. It reports whether the output cap
@@ -161,6 +167,7 @@ func (s *callState) step(ctx context.Context, ev providers.Event, err error) (ca
 		return false, true, err
 	}
 	s.started = true
+	s.span.event(ev)
 	if s.event(ev) {
 		return true, true, nil
 	}

@@ -143,7 +143,7 @@ func (e *Engine) auditPrompt(ctx context.Context, u parley.User, action, id stri
 	data, _ := json.Marshal(map[string]string{"action": action, "prompt": id})
 	ev := store.AuditEvent{Kind: AuditPrompt, ActorID: u.ID, Data: data}
 	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit system prompt change", "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: audit system prompt change", "err", err)
 	}
 }
 

@@ -253,7 +253,7 @@ func (e *Engine) RenameThread(ctx context.Context, u parley.User, id, title stri
 	}
 	ev := store.AuditEvent{Kind: AuditThreadRenamed, ActorID: u.ID, ThreadID: t.ID}
 	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit a rename", "thread", t.ID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: audit a rename", "thread", t.ID, "err", err)
 	}
 	t.Title = title
 	return t, nil
@@ -291,7 +291,7 @@ func (e *Engine) DeleteThread(ctx context.Context, u parley.User, id string) err
 	}
 	ev := store.AuditEvent{Kind: AuditThreadDeleted, ActorID: u.ID, ThreadID: t.ID}
 	if err := e.cfg.Store.AppendAudit(ctx, &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit thread deletion", "thread", t.ID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: audit thread deletion", "thread", t.ID, "err", err)
 	}
 	return nil
 }

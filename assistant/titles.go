@@ -60,7 +60,7 @@ func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th stor
 	e.charge(ctx, u, nil, spendKey(c, u), usage.Total())
 	title := sanitizeTitle(text)
 	if err != nil || title == "" {
-		e.cfg.Logger.Info("assistant: no model title; keeping the heuristic one", "thread", th.ID, "err", err)
+		e.cfg.Logger.InfoContext(ctx, "assistant: no model title; keeping the heuristic one", "thread", th.ID, "err", err)
 		return
 	}
 	cur, err := e.cfg.Store.GetThread(ctx, th.ID)
@@ -68,7 +68,7 @@ func (e *Engine) nameThread(ctx context.Context, c *conn, u parley.User, th stor
 		return // deleted, or renamed meanwhile: the user's title wins
 	}
 	if err := e.cfg.Store.RenameThread(ctx, th.ID, title); err != nil && !errors.Is(err, store.ErrNotFound) {
-		e.cfg.Logger.Error("assistant: store the model's title", "thread", th.ID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: store the model's title", "thread", th.ID, "err", err)
 	}
 }
 

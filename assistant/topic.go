@@ -118,14 +118,14 @@ func (e *Engine) offTopic(ctx context.Context, c *conn, text string, out *transc
 	if err != nil {
 		// The user's own question must not wait on, or be refused by, a
 		// filter that could not answer.
-		e.cfg.Logger.Warn("assistant: topic filter failed; the message passes", "connection", c.name,
+		e.cfg.Logger.WarnContext(ctx, "assistant: topic filter failed; the message passes", "connection", c.name,
 			"took", time.Since(start), "err", err)
 		return false
 	}
 	v := parseTopicVerdict(answer)
 	if v == topicUnclear {
 		// Not the answer: it may quote the message.
-		e.cfg.Logger.Info("assistant: topic filter answer unclear; the message passes", "connection", c.name,
+		e.cfg.Logger.InfoContext(ctx, "assistant: topic filter answer unclear; the message passes", "connection", c.name,
 			"answer_bytes", len(answer))
 	}
 	return v == topicOff
@@ -142,6 +142,6 @@ func (e *Engine) refuseOffTopic(ctx context.Context, u parley.User, threadID str
 	data, _ := json.Marshal(map[string]string{"connection": c.name, "model": c.topicModelName()})
 	ev := store.AuditEvent{Kind: AuditTopicRefused, ActorID: u.ID, ThreadID: threadID, Data: data, CreatedAt: e.cfg.Now()}
 	if err := e.cfg.Store.AppendAudit(context.WithoutCancel(ctx), &ev); err != nil {
-		e.cfg.Logger.Error("assistant: audit topic refusal", "thread", threadID, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: audit topic refusal", "thread", threadID, "err", err)
 	}
 }

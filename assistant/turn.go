@@ -37,6 +37,7 @@ type turn struct {
 	stop      stopper       // how the turn is told to stop (cancel.go)
 	writes    replyWrites   // the reply's later writes (persist.go)
 	judged    judgeSpend    // the tokens the guard's Judge used, charged with the turn's (guard.go)
+	span      *turnSpan     // the turn's span and metrics (telemetry.go)
 }
 
 // begin runs the synchronous part of a turn under the caller's ctx: every
@@ -46,7 +47,7 @@ type turn struct {
 // The cheap refusals come first: authorization, the request's shape and
 // sizes, the per-user cap on turns in flight, then the quota, and only then
 // the guard's scan, so a flood from one user costs little.
-func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, error) {
+func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *turnSpan) (*turn, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return nil, err
 	}
@@ -66,7 +67,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{actor: actor{e: e, u: u, thread: adm.thread}, adm: adm, cont: adm.cont}
+	t := &turn{actor: actor{e: e, u: u, thread: adm.thread}, adm: adm, cont: adm.cont, span: span}
 	// The connection, model and settings are chosen once, here: nothing
 	// later reads them from Config. The tools are computed before any
 	// write: they consult the host's Registry and Authorizer, and a
@@ -231,7 +232,7 @@ func (e *Engine) discardThread(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	if err := e.cfg.Store.DeleteThread(ctx, id); err != nil {
-		e.cfg.Logger.Error("assistant: remove empty thread", "thread", id, "err", err)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: remove empty thread", "thread", id, "err", err)
 	}
 }
 
@@ -244,7 +245,7 @@ func (e *Engine) discardThread(ctx context.Context, id string) {
 // the partial answer on its own.
 func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	e := t.e
-	wctx, cancel := context.WithTimeout(withJudgeSpend(context.WithoutCancel(ctx), &t.judged), e.cfg.TurnTimeout)
+	wctx, cancel := context.WithTimeout(withJudgeSpend(withLogTurn(context.WithoutCancel(ctx), t.reply.ID), &t.judged), e.cfg.TurnTimeout)
 	t.stop.start(wctx)
 	t.writes.start(e, t.reply)
 	t.started = time.Now()
@@ -279,7 +280,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 			cancel()
 		}
 	}
-	r.forward(yield, detach, func() blocks.Block { return e.errorBlock(t.stop.err()) })
+	r.forward(yield, detach, func() blocks.Block { return e.errorBlockContext(wctx, t.stop.err()) })
 }
 
 // work runs the turn to completion and persists it, whatever happens.
@@ -299,6 +300,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		if !firstKept { // keep runs on the worker goroutine only
 			firstKept = true
 			t.writes.kept()
+			t.span.firstBlock(ctx)
 		}
 		emit(b)
 	}
@@ -341,8 +343,9 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	if t.firstTurn && t.out.err == nil && !t.in.blocked() && !t.stop.stopped() && t.out.finish != FinishOffTopic {
 		t.e.startTitle(t.conn, t.u, t.thread, t.in.stored(), t.out.answerText())
 	}
+	t.span.end(ctx, t.e.guard, t.thread.ID, t.conn, &t.out, t.in.stored())
 	if t.out.err != nil {
-		emit(t.e.errorBlock(t.out.err))
+		emit(t.e.errorBlockContext(ctx, t.out.err))
 		return
 	}
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{

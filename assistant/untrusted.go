@@ -81,7 +81,7 @@ func (e *Engine) scanDocument(ctx context.Context, text string) (guard.Result, s
 	}
 	r := e.guard.CheckDocument(ctx, text)
 	if r.Cause != nil {
-		e.cfg.Logger.Error("assistant: document guard failed closed", "err", r.Cause)
+		e.cfg.Logger.ErrorContext(ctx, "assistant: document guard failed closed", "err", r.Cause)
 	}
 	return r, screenOf(r)
 }

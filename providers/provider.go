@@ -40,6 +40,16 @@ type SettingsProvider interface {
 	Settings() []string
 }
 
+// NamedProvider is a Provider that names the service it talks to, as the
+// OpenTelemetry GenAI conventions name it in gen_ai.provider.name
+// ("openai", "anthropic"). An assistant.Engine puts the name on its model
+// call spans and metrics; a Provider without this method is reported as
+// "_OTHER". Its answer must not change over the Provider's life.
+type NamedProvider interface {
+	Provider
+	ProviderName() string
+}
+
 // ProviderFunc adapts a function to a Provider.
 type ProviderFunc func(ctx context.Context, req *Request) iter.Seq2[Event, error]
 

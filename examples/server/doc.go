@@ -111,6 +111,19 @@
 //	                      system default token limits per user (unset: unlimited)
 //	PARLEY_LOG_LEVEL      debug, info (default), warn or error
 //
+// Telemetry is set by the standard OpenTelemetry variables (listed in
+// telemetryVariables; other OTEL_* ones, such as OTEL_SERVICE_NAME or
+// OTEL_EXPORTER_OTLP_HEADERS, are read by the SDK and its exporters):
+//
+//	OTEL_TRACES_EXPORTER  console prints each span to stdout as JSON; otlp sends them
+//	                      over OTLP/HTTP; none. Unset: otlp when
+//	                      OTEL_EXPORTER_OTLP_ENDPOINT is set, else none
+//	OTEL_METRICS_EXPORTER the same, for the metrics (console prints every minute, or
+//	                      every OTEL_METRIC_EXPORT_INTERVAL milliseconds, and at exit)
+//	OTEL_EXPORTER_OTLP_ENDPOINT  the collector, e.g. http://localhost:4318
+//
+// Inside a turn, each log line carries turn, trace_id and span_id.
+//
 // # Running it as a service
 //
 // The server reads request headers for at most 10s and closes idle

@@ -28,6 +28,12 @@ var serverVariables = []string{
 	"PARLEY_QUOTA_DAILY", "PARLEY_QUOTA_WEEKLY", "PARLEY_QUOTA_MONTHLY",
 }
 
+// telemetryVariables are the standard OpenTelemetry variables the server
+// reads itself (telemetry.go); the SDK and its exporters read more of the
+// OTEL_* ones. They are not PARLEY_* variables, so warnUnknownVariables
+// never flags them, nor any other OTEL_* variable.
+var telemetryVariables = []string{"OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER", "OTEL_EXPORTER_OTLP_ENDPOINT"}
+
 // testVariables are PARLEY_* variables the repository's tests and tools
 // read; set in a shell that also starts the server, they are not typos.
 var testVariables = []string{

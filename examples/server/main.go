@@ -38,10 +38,21 @@ func main() {
 		log.Error("parley example: bad configuration", "err", err)
 		os.Exit(2)
 	}
+	stopTelemetry, err := startTelemetry(context.Background(), os.Getenv, os.Stdout) // OTEL_* (telemetry.go)
+	if err != nil {
+		log.Error("parley example: bad telemetry configuration", "err", err)
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	context.AfterFunc(ctx, stop) // a second signal stops the process at once
-	if err := run(ctx, set, log); err != nil {
+	err = run(ctx, set, log)
+	flush, cancel := context.WithTimeout(context.Background(), telemetryStopTimeout)
+	defer cancel()
+	if err := stopTelemetry(flush); err != nil {
+		log.Warn("telemetry: the last spans or metrics were not exported", "err", err)
+	}
+	if err != nil {
 		log.Error("parley example failed", "err", err)
 		os.Exit(1)
 	}

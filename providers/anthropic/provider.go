@@ -72,7 +72,13 @@ type Provider struct {
 	adaptive  bool // thinking type "adaptive"
 }
 
-var _ providers.SettingsProvider = (*Provider)(nil)
+var (
+	_ providers.SettingsProvider = (*Provider)(nil)
+	_ providers.NamedProvider    = (*Provider)(nil)
+)
+
+// ProviderName is "anthropic" (OpenTelemetry's gen_ai.provider.name).
+func (p *Provider) ProviderName() string { return "anthropic" }
 
 // Settings names the completion settings the provider sends on:
 // max_tokens, and temperature unless thinking is on (the API refuses a

@@ -62,7 +62,12 @@ type Provider struct {
 	legacy bool
 }
 
-var _ providers.Provider = (*Provider)(nil)
+var _ providers.NamedProvider = (*Provider)(nil)
+
+// ProviderName is "openai", for every OpenAI-compatible server: the
+// OpenTelemetry GenAI conventions name the client's protocol when the
+// server behind it is not known for sure.
+func (p *Provider) ProviderName() string { return "openai" }
 
 // New returns a Provider for cfg. It reads no environment variables.
 func New(cfg Config) *Provider {
