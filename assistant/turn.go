@@ -117,13 +117,17 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request) (*turn, 
 // write is the turn's first write, all or nothing: the decision's token is
 // consumed, the thread created (or named, or its stale cancel cleared), and
 // the user message and the assistant placeholder appended together. On
-// failure it releases the hold, gives a consumed card back and removes a
-// thread it created.
+// failure it releases the hold (charging only what the guard's judge
+// spent), gives a consumed card back and removes a thread it created.
 func (t *turn) write(ctx context.Context) error {
 	e, adm := t.e, &t.adm
 	fail := func(err error) error {
 		t.cont.reopen(ctx, e, t.thread.ID, err)
-		e.release(context.WithoutCancel(ctx), t.u, t.hold)
+		if n := t.judged.tokens.Load(); n > 0 {
+			e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), n)
+		} else {
+			e.release(context.WithoutCancel(ctx), t.u, t.hold)
+		}
 		t.hold = nil
 		if adm.fresh && t.thread.ID != "" {
 			e.discardThread(ctx, t.thread.ID)
