@@ -52,9 +52,9 @@ func (e *Engine) reserve(ctx context.Context, u parley.User, key quota.SpendKey,
 const leaseBeats = 3
 
 // lease renews a hold until end is called. Its goroutine lives at most as
-// long as a turn can (TurnTimeout, the drain and the final write), so a
-// hold whose turn was lost before it started (a panic in host code) stops
-// being renewed then.
+// long as the hold would have without it (its TTL), and no less than a
+// turn can run (TurnTimeout, the drain and the final write), so a live
+// turn is renewed to its end and a lost one is not renewed forever.
 type lease struct {
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -74,7 +74,8 @@ func (e *Engine) keep(u parley.User, h quota.Hold) *lease {
 		return nil
 	}
 	cfg := &e.cfg
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.TurnTimeout+cfg.DrainTimeout+persistTimeout)
+	life := max(h.ExpiresAt.Sub(cfg.Now()), cfg.TurnTimeout+cfg.DrainTimeout+persistTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), life)
 	l := &lease{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(l.done)
