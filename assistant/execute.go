@@ -29,10 +29,10 @@ type ExecuteRequest struct {
 // exist or u may not use it. The arguments go through the guard and the
 // schema, the call counts against ToolRate, and it is audited with
 // transport "http"; the tokens a model-backed guard judge spends on the
-// arguments are charged to u (see ChargeGuardUsage). Arguments longer than Config.MaxMessageBytes are
-// refused with CodeTooLarge before anything reads them. Because the user
-// asked for it themselves, Mutate and Destructive tools run without a
-// proposal. The Result comes back scrubbed of credentials, as a chat turn
+// arguments are charged to u (see ChargeGuardUsage). Arguments longer
+// than Config.MaxMessageBytes are refused with CodeTooLarge before
+// anything reads them. Because the user asked for it themselves, Mutate
+// and Destructive tools run without a proposal. The Result comes back scrubbed of credentials, as a chat turn
 // would show it. Tool failures are in the Result; the error is for the
 // gate and infrastructure.
 func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequest) (tools.Result, error) {
