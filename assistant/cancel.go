@@ -156,12 +156,22 @@ func (s *stopper) poll(ctx context.Context, e *Engine, reply store.Message) bool
 
 // SweepInterrupted marks the replies of turns whose worker died — no
 // heartbeat for three HeartbeatIntervals — as interrupted, keeping their
-// partial blocks, and returns how many. Run it periodically (every minute
-// or so) from one or more instances; it is idempotent.
+// partial blocks, and returns how many. With a Ledger it then sweeps the
+// Ledger's expired holds: a dead turn's hold, on a lease its heartbeat no
+// longer renews (a quota.Renewer's; see keep), has lapsed by then or
+// within a heartbeat, so the user's allowance comes back with this sweep
+// or the next. Run it periodically (every minute or so) from one or more
+// instances; it is idempotent.
 func (e *Engine) SweepInterrupted(ctx context.Context) (int, error) {
-	n, err := e.cfg.Store.InterruptStale(ctx, e.cfg.Now().Add(-3*e.cfg.HeartbeatInterval))
+	now := e.cfg.Now()
+	n, err := e.cfg.Store.InterruptStale(ctx, now.Add(-leaseBeats*e.cfg.HeartbeatInterval))
 	if err != nil {
 		return 0, wrap(CodeInternal, "sweep interrupted", err)
+	}
+	if e.cfg.Ledger != nil {
+		if _, err := e.cfg.Ledger.Sweep(ctx, now); err != nil {
+			return n, wrap(CodeInternal, "sweep quota holds", err)
+		}
 	}
 	return n, nil
 }

@@ -178,7 +178,9 @@ type Config struct {
 	CancelPollInterval time.Duration
 	// HeartbeatInterval is how often a running turn checkpoints its partial
 	// reply (default 5s); Engine.SweepInterrupted treats a reply silent for
-	// three intervals as interrupted.
+	// three intervals as interrupted. When the Ledger is a quota.Renewer,
+	// the turn's quota hold is renewed as often, on a lease of three
+	// intervals, so a dead turn's hold expires with its heartbeat.
 	HeartbeatInterval time.Duration
 	// ModelIdleTimeout ends a model call whose stream has been silent this
 	// long, before its first event or between two (default 90s; negative:

@@ -15,7 +15,8 @@
 // sizes, Config.MaxTurnsPerUser turns in flight, then the quota, and only
 // then the guard. A guard with a model-backed second opinion
 // (guard.Config.Judge, guard/modeljudge) charges that model's tokens with
-// the turn when its OnUsage is ChargeGuardUsage. With Config.TopicScope, a message the user types is
+// the turn when its OnUsage is ChargeGuardUsage (ExecuteTool charges them
+// to its user alike). With Config.TopicScope, a message the user types is
 // classified by a cheap model call before the main one, and a clearly
 // off-topic one gets Config.TopicRefusal instead (FinishOffTopic); the
 // filter fails open. While a turn has made no change, a sentence in which

@@ -28,10 +28,11 @@ type ExecuteRequest struct {
 // must be one Tools(u, page) lists and not client-side, else CodeNotFound, whether it does not
 // exist or u may not use it. The arguments go through the guard and the
 // schema, the call counts against ToolRate, and it is audited with
-// transport "http". Arguments longer than Config.MaxMessageBytes are
-// refused with CodeTooLarge before anything reads them. Because the user
-// asked for it themselves, Mutate and Destructive tools run without a
-// proposal. The Result comes back scrubbed of credentials, as a chat turn
+// transport "http"; the tokens a model-backed guard judge spends on the
+// arguments are charged to u (see ChargeGuardUsage). Arguments longer
+// than Config.MaxMessageBytes are refused with CodeTooLarge before
+// anything reads them. Because the user asked for it themselves, Mutate
+// and Destructive tools run without a proposal. The Result comes back scrubbed of credentials, as a chat turn
 // would show it. Tool failures are in the Result; the error is for the
 // gate and infrastructure.
 func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequest) (tools.Result, error) {
@@ -63,7 +64,12 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	}
 	var r tools.Result
 	var took time.Duration
-	if _, _, refusal := a.checkArgs(ctx, call); refusal != nil {
+	// A model-backed judge the guard asks about the arguments spends
+	// tokens on u's behalf: they are u's, as in a turn.
+	var judged judgeSpend
+	_, _, refusal := a.checkArgs(withJudgeSpend(ctx, &judged), call)
+	e.chargeJudged(ctx, u, &judged)
+	if refusal != nil {
 		r = *refusal
 	} else if refusal := a.takeToolCall(ctx); refusal != nil {
 		r = *refusal

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -97,6 +99,15 @@ func withJudgeSpend(ctx context.Context, s *judgeSpend) context.Context {
 	return context.WithValue(ctx, judgeSpendKey{}, s)
 }
 
+// chargeJudged charges u the tokens s counted outside a turn (a direct
+// tool execution), to u's quota and to u's spend on the default
+// connection: there is no turn to charge them with.
+func (e *Engine) chargeJudged(ctx context.Context, u parley.User, s *judgeSpend) {
+	if n := s.tokens.Load(); n > 0 {
+		e.charge(ctx, u, nil, quota.SpendKey{Connection: e.conns.conns[e.conns.def].Name, Principal: u.ID}, n)
+	}
+}
+
 // ChargeGuardUsage counts u against the quota of the user whose turn the
 // guard is scanning when ctx is the ctx of the Engine's guard call: the
 // turn charges it with its own tokens, to its user's quota and spend. It
@@ -104,10 +115,10 @@ func withJudgeSpend(ctx context.Context, s *judgeSpend) context.Context {
 //
 //	modeljudge.Config{Provider: cheap, OnUsage: assistant.ChargeGuardUsage}
 //
-// It counts nothing for a ctx outside a turn (a direct tool execution, a
-// continuation's note, the guard used on its own), nor usage reported
-// after the turn was charged (a judge that outlived the guard's
-// JudgeTimeout). It is safe for concurrent use.
+// Engine.ExecuteTool charges what it counts the same way, without a turn.
+// It counts nothing for a ctx outside the Engine (the guard used on its
+// own), nor usage reported after the turn was charged (a judge that
+// outlived the guard's JudgeTimeout). It is safe for concurrent use.
 func ChargeGuardUsage(ctx context.Context, u providers.Usage) {
 	if s, _ := ctx.Value(judgeSpendKey{}).(*judgeSpend); s != nil {
 		s.tokens.Add(u.Total())

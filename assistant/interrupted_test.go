@@ -7,7 +7,6 @@ import (
 
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
-	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
 )
@@ -45,31 +44,5 @@ func TestAnInterruptedReplyEndsWithAnErrorBlock(t *testing.T) {
 	}
 	if first := msgs[1]; len(first.Blocks) != 1 || first.Blocks[0].Terminal() {
 		t.Errorf("the complete reply %+v gained a block", first.Blocks)
-	}
-}
-
-// The hold of a turn whose process died is voided by the ledger's sweep
-// within eleven minutes with the default policy (issue 25.4: it kept the
-// user's tokens for 30).
-func TestADeadTurnsHoldIsSweptWithinElevenMinutes(t *testing.T) {
-	l := newLedger(t, 1_000_000)
-	release := make(chan struct{})
-	p := fake.New(fake.Turn{fake.Text("a. "), fake.Func(func(context.Context, *providers.Request) fake.Turn {
-		<-release
-		return fake.Turn{fake.Text("b")}
-	})})
-	h := newHarness(t, p, func(c *assistant.Config) { c.Ledger = l })
-	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
-	defer func() {
-		close(release)
-		<-rest
-		h.waitStatus(t, meta.MessageID)
-	}()
-	if held := usageOf(t, l, "alice").Held; held == 0 {
-		t.Fatal("the running turn holds nothing")
-	}
-	// The process is gone: nothing settles the hold; the sweep runs later.
-	if n, err := l.Sweep(context.Background(), time.Now().Add(11*time.Minute)); err != nil || n != 1 {
-		t.Errorf("Sweep 11 minutes on = %d, %v; want the dead turn's hold voided", n, err)
 	}
 }

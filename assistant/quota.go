@@ -5,16 +5,25 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
+// hold is a turn's open reservation and the lease that keeps it (see
+// keep). Only release and charge close it, and they end the lease first.
+type hold struct {
+	quota.Hold
+	lease *lease // nil when the Ledger is not a quota.Renewer
+}
+
 // reserve checks u's spend cap on key and holds estimate tokens of u's
 // quota, before anything is persisted or sent to the model: a refused turn
-// costs nothing and leaves no trace. It returns nil without a Ledger.
-func (e *Engine) reserve(ctx context.Context, u parley.User, key quota.SpendKey, estimate int64) (*quota.Hold, error) {
+// costs nothing and leaves no trace. It returns nil without a Ledger. The
+// hold is kept on a lease from here until release or charge closes it.
+func (e *Engine) reserve(ctx context.Context, u parley.User, key quota.SpendKey, estimate int64) (*hold, error) {
 	cfg := &e.cfg
 	now := cfg.Now()
 	if cfg.SpendLedger != nil && cfg.SpendCap.Enabled() {
@@ -35,15 +44,88 @@ func (e *Engine) reserve(ctx context.Context, u parley.User, key quota.SpendKey,
 		}
 		return nil, wrap(CodeInternal, "reserve quota", err)
 	}
-	return &h, nil
+	return &hold{Hold: h, lease: e.keep(u, h)}, nil
+}
+
+// leaseBeats is how many HeartbeatIntervals a turn's hold outlives its last
+// renewal: as many as SweepInterrupted waits before it calls a turn dead.
+const leaseBeats = 3
+
+// lease renews a hold until end is called. Its goroutine lives at most as
+// long as the hold would have without it (its TTL), and no less than a
+// turn can run (TurnTimeout, the drain and the final write), so a live
+// turn is renewed to its end and a lost one is not renewed forever.
+type lease struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// keep puts h on a lease of leaseBeats heartbeats, renewed every
+// HeartbeatInterval, when the Ledger is a quota.Renewer; else it returns
+// nil and h lives its whole TTL. The first renewal shortens the TTL to the
+// lease at once, so a process that dies at any point of the turn leaves a
+// hold that expires within the lease of its last renewal, and the next
+// Sweep (SweepInterrupted runs one) gives the user's allowance back. A
+// lease never runs past h.ExpiresAt, where Reserve put it: it can only
+// shorten a hold's life.
+func (e *Engine) keep(u parley.User, h quota.Hold) *lease {
+	r, ok := e.cfg.Ledger.(quota.Renewer)
+	if !ok {
+		return nil
+	}
+	cfg := &e.cfg
+	life := max(h.ExpiresAt.Sub(cfg.Now()), cfg.TurnTimeout+cfg.DrainTimeout+persistTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), life)
+	l := &lease{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		defer cancel()
+		tick := time.NewTicker(cfg.HeartbeatInterval)
+		defer tick.Stop()
+		for {
+			until := cfg.Now().Add(leaseBeats * cfg.HeartbeatInterval)
+			if until.After(h.ExpiresAt) {
+				until = h.ExpiresAt
+			}
+			_, err := r.Renew(ctx, h, until)
+			switch {
+			case ctx.Err() != nil:
+				return
+			case errors.Is(err, quota.ErrHoldNotFound):
+				// Swept (or closed): Settle charges the turn without it.
+				cfg.Logger.Warn("assistant: the turn's quota hold is gone", "user", u.ID, "hold", h.ID)
+				return
+			case err != nil:
+				// Tried again at the next beat, well within the lease.
+				cfg.Logger.Warn("assistant: renew quota hold", "user", u.ID, "hold", h.ID, "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return l
+}
+
+// end stops the renewals and waits for the last one, so none lands after
+// the hold is closed. A nil lease has nothing to end.
+func (l *lease) end() {
+	if l == nil {
+		return
+	}
+	l.cancel()
+	<-l.done
 }
 
 // release gives a hold back when its turn never reached the model.
-func (e *Engine) release(ctx context.Context, u parley.User, h *quota.Hold) {
+func (e *Engine) release(ctx context.Context, u parley.User, h *hold) {
 	if h == nil {
 		return
 	}
-	if err := e.cfg.Ledger.Release(ctx, *h); err != nil {
+	h.lease.end()
+	if err := e.cfg.Ledger.Release(ctx, h.Hold); err != nil {
 		e.cfg.Logger.Error("assistant: release quota", "user", u.ID, "hold", h.ID, "err", err)
 	}
 }
@@ -58,12 +140,17 @@ func spendKey(c *conn, u parley.User) quota.SpendKey {
 // no hold. It runs after the reply is written, whatever ended the turn, on
 // a fresh persistTimeout, retrying transient failures, so a hold is never
 // left open to be swept without its usage.
-func (e *Engine) charge(ctx context.Context, u parley.User, h *quota.Hold, key quota.SpendKey, used int64) {
+func (e *Engine) charge(ctx context.Context, u parley.User, h *hold, key quota.SpendKey, used int64) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), persistTimeout)
 	defer cancel()
 	cfg := &e.cfg
+	var qh *quota.Hold
+	if h != nil {
+		h.lease.end()
+		qh = &h.Hold
+	}
 	if cfg.Ledger != nil && (h != nil || used > 0) {
-		if err := e.settle(ctx, u.ID, h, used); err != nil {
+		if err := e.settle(ctx, u.ID, qh, used); err != nil {
 			hold := ""
 			if h != nil {
 				hold = h.ID

@@ -10,7 +10,6 @@ import (
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/blocks"
-	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -29,7 +28,7 @@ type turn struct {
 	know      knowledge     // what the thread's tool calls returned (knowledge.go)
 	flow      workflow      // the workflow policy: ids the thread has seen, the verify round (workflow.go)
 	out       transcript    // what the turn says: blocks, model messages, outcome (transcript.go)
-	hold      *quota.Hold   // the open quota reservation (quota.go)
+	hold      *hold         // the open quota reservation, on its lease (quota.go)
 	user      store.Message // the user message stored by the first write
 	reply     store.Message // the assistant placeholder stored with it
 	firstTurn bool          // the thread had no messages before: a title may follow
@@ -57,17 +56,18 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 	if err := e.inFlight.acquire(u.ID, e.cfg.MaxTurnsPerUser); err != nil {
 		return nil, err
 	}
-	started := false
+	started, t := false, &turn{}
 	defer func() {
 		if !started { // an error, or a panic in host code (Authorizer, Store, Ledger)
 			e.inFlight.release(u.ID) // a turn that starts releases it when it ends
+			e.release(context.WithoutCancel(ctx), u, t.hold)
 		}
 	}()
 	adm, err := e.admit(ctx, u, req)
 	if err != nil {
 		return nil, err
 	}
-	t := &turn{actor: actor{e: e, u: u, thread: adm.thread}, adm: adm, cont: adm.cont, span: span}
+	*t = turn{actor: actor{e: e, u: u, thread: adm.thread}, adm: adm, cont: adm.cont, span: span}
 	// The connection, model and settings are chosen once, here: nothing
 	// later reads them from Config. The tools are computed before any
 	// write: they consult the host's Registry and Authorizer, and a
@@ -118,13 +118,17 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 // write is the turn's first write, all or nothing: the decision's token is
 // consumed, the thread created (or named, or its stale cancel cleared), and
 // the user message and the assistant placeholder appended together. On
-// failure it releases the hold, gives a consumed card back and removes a
-// thread it created.
+// failure it releases the hold (charging only what the guard's judge
+// spent), gives a consumed card back and removes a thread it created.
 func (t *turn) write(ctx context.Context) error {
 	e, adm := t.e, &t.adm
 	fail := func(err error) error {
 		t.cont.reopen(ctx, e, t.thread.ID, err)
-		e.release(context.WithoutCancel(ctx), t.u, t.hold)
+		if n := t.judged.tokens.Load(); n > 0 {
+			e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), n)
+		} else {
+			e.release(context.WithoutCancel(ctx), t.u, t.hold)
+		}
 		t.hold = nil
 		if adm.fresh && t.thread.ID != "" {
 			e.discardThread(ctx, t.thread.ID)

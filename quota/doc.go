@@ -31,7 +31,11 @@
 // charges tokens already spent; see Ledger.Reserve). After the turn, Settle
 // replaces the hold with the actual usage, or Release drops it if the model
 // never ran. Holds live HoldTTL (DefaultHoldTTL by default); Sweep voids
-// expired ones, so a crashed worker frees its room at the next sweep.
+// expired ones, so a crashed worker frees its room at the next sweep. A
+// Ledger that is also a Renewer lets its caller keep a hold on a short
+// lease instead, renewed while the caller lives: then a crashed worker's
+// hold expires a lease after its last renewal, not a whole TTL after it
+// was reserved.
 //
 // # Overshoot
 //
@@ -109,6 +113,8 @@
 //     ErrHoldNotFound; else move the held amount out of held and add actual
 //     to used in the same transaction.
 //   - Sweep: the same for every open hold with expires_at <= $now.
+//   - Renew (optional, quota.Renewer): UPDATE holds SET expires_at = $3
+//     WHERE id = $1 AND user_id = $2 AND open; no row is ErrHoldNotFound.
 //
 // Then run quotatest.Run against it. The suite passes now explicitly and
 // compares instants with time.Time.Equal, so a ledger may store times in

@@ -89,6 +89,27 @@ type Ledger interface {
 	Sweep(ctx context.Context, now time.Time) (int, error)
 }
 
+// Renewer is a Ledger whose open holds can be given a new expiry. A caller
+// that renews a hold periodically keeps it on a short lease: while its
+// process lives the hold stays, and when the process dies the hold expires
+// one lease later, not at Reserve's now + HoldTTL, so the next Sweep gives
+// the user's allowance back. The Engine keeps each turn's hold this way
+// when its Ledger is a Renewer. It is an optional interface, checked with
+// a type assertion; a Ledger without it keeps every hold for the whole TTL.
+type Renewer interface {
+	// Renew sets the expiry of the open hold h, found by h.ID and h.UserID
+	// as Settle finds it, to expiresAt, earlier or later than it was, and
+	// returns h with that ExpiresAt; the held tokens are unchanged. Sweep
+	// then voids the hold at or after expiresAt, and not before.
+	//
+	// A hold that is not open (see Settle) returns ErrHoldNotFound and
+	// changes nothing: a renewal never brings back a hold that was
+	// settled, released or swept. A hold past its expiry that no Sweep has
+	// voided yet is still open, and renewing it keeps it. A zero expiresAt
+	// returns ErrInvalid.
+	Renew(ctx context.Context, h Hold, expiresAt time.Time) (Hold, error)
+}
+
 // Hold is an open reservation, returned by Reserve and passed back to Settle
 // or Release. Only ID and UserID identify it; the other fields inform the
 // caller. Hold values may be copied and stored (for example with a turn).

@@ -12,10 +12,11 @@ const Unlimited int64 = -1
 // DefaultHoldTTL is how long a hold lives when Policy.HoldTTL is zero. It
 // must exceed the longest turn: a hold swept before its turn settles loses
 // that turn's usage (Settle then reports ErrHoldNotFound); assistant.New
-// refuses a TTL under its TurnTimeout and drain. It is also how long the
-// hold of a turn whose process died keeps its tokens from the user, until
-// Sweep voids it: ten minutes covers the Engine's default five-minute turn
-// with room to spare.
+// refuses a TTL under its TurnTimeout and drain. Ten minutes covers the
+// Engine's default five-minute turn with room to spare. Without renewals
+// it is also how long the hold of a turn whose process died keeps its
+// tokens from the user, until Sweep voids it; a Ledger that is a Renewer
+// lets the Engine keep the hold on a lease of three heartbeats instead.
 const DefaultHoldTTL = 10 * time.Minute
 
 // Limits sets a token limit per period. A nil field is unset; a set field is

@@ -64,6 +64,24 @@ func Evaluate(samples []guardcorpus.Sample, v Verdict) *Report {
 	return r
 }
 
+// Lang sums the report's rows of the languages keep accepts: recall and
+// false positives over them.
+func (r *Report) Lang(keep func(lang string) bool) (out struct{ Recall, FalsePos Tally }) {
+	for k, t := range r.ByLang {
+		if keep(k) {
+			out.Recall.N += t.N
+			out.Recall.Hit += t.Hit
+		}
+	}
+	for k, t := range r.FPByLang {
+		if keep(k) {
+			out.FalsePos.N += t.N
+			out.FalsePos.Hit += t.Hit
+		}
+	}
+	return out
+}
+
 // Print writes the scorecard as aligned tables.
 func (r *Report) Print(w io.Writer, title string) {
 	fmt.Fprintf(w, "## %s\n", title)
@@ -121,6 +139,19 @@ func (l *LOSO) Report(shift float32, also bool) *Report {
 		k++
 		return f
 	})
+}
+
+// Subset returns the samples keep accepts, with their scores.
+func (l *LOSO) Subset(keep func(guardcorpus.Sample) bool) *LOSO {
+	out := &LOSO{}
+	for i, s := range l.Samples {
+		if keep(s) {
+			out.Samples = append(out.Samples, s)
+			out.Margin = append(out.Margin, l.Margin[i])
+			out.Also = append(out.Also, l.Also[i])
+		}
+	}
+	return out
 }
 
 // LeaveOneOut trains one model per source group without that group and

@@ -13,7 +13,10 @@ import (
 	"github.com/parleyhq/parley/quota"
 )
 
-var _ quota.Ledger = (*Ledger)(nil)
+var (
+	_ quota.Ledger  = (*Ledger)(nil)
+	_ quota.Renewer = (*Ledger)(nil)
+)
 
 const shardCount = 64 // a power of two
 
@@ -237,6 +240,28 @@ func (l *Ledger) close(op string, h quota.Hold, actual int64) error {
 	delete(u.holds, h.ID)
 	hd.apply(actual)
 	return nil
+}
+
+// Renew implements quota.Renewer.
+func (l *Ledger) Renew(ctx context.Context, h quota.Hold, expiresAt time.Time) (quota.Hold, error) {
+	if err := ctx.Err(); err != nil {
+		return quota.Hold{}, err
+	}
+	if expiresAt.IsZero() {
+		return quota.Hold{}, fmt.Errorf("memquota: renew hold %q: zero expiry: %w", h.ID, quota.ErrInvalid)
+	}
+	sh := l.shard(h.UserID)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	var hd *hold
+	if u := sh.users[h.UserID]; u != nil {
+		hd = u.holds[h.ID]
+	}
+	if hd == nil {
+		return quota.Hold{}, fmt.Errorf("memquota: renew hold %q: %w", h.ID, quota.ErrHoldNotFound)
+	}
+	hd.expires = expiresAt
+	return quota.Hold{ID: h.ID, UserID: h.UserID, Estimate: hd.estimate, ExpiresAt: expiresAt}, nil
 }
 
 // apply moves a closed hold's estimate out of held and charges actual.

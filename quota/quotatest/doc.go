@@ -60,6 +60,13 @@
 //   - Expiry: Sweep voids holds at (not before) ExpiresAt, across users, and
 //     reports how many; swept holds are ErrHoldNotFound; a hold past expiry
 //     settles until a Sweep runs.
+//   - Renewal (skipped for a ledger that is not a quota.Renewer): Renew
+//     moves a hold's expiry earlier and later than its TTL, Sweep voiding
+//     it at (not before) the renewed expiry; the held tokens stay the
+//     ledger's record; settled, released, swept, unknown and another
+//     user's holds are ErrHoldNotFound and unchanged; a hold past expiry
+//     and not yet swept is kept by a renewal; a zero time is ErrInvalid;
+//     renewals racing Settle and Release never revive a closed hold.
 //   - Arguments: ErrInvalid for empty user ids, negative tokens and limits
 //     below -1, changing nothing; a canceled context fails every method and
 //     changes nothing (wrapping context.Canceled is preferred, not required).

@@ -93,6 +93,10 @@ var mutants = []mutant{
 		p.HoldTTL = 0
 		return mem(t, p)
 	}, wantFail: "Holds/ReserveReturnsAHold"},
+	{name: "RenewIgnored", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return renewIgnored{l} }),
+		wantFail: "Renewal/RenewMovesTheExpiryEarlier"},
+	{name: "RenewSucceedsOnClosedHolds", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return renewClosed{l} }),
+		wantFail: "Renewal/RenewOfAHoldNotOpenIsHoldNotFound"},
 	{name: "NegativeEstimateClamped", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return clampNegative{l} }),
 		wantFail: "Arguments/InvalidArgumentsAreErrInvalidAndChangeNothing"},
 	{name: "IgnoresCanceledContext", ledger: wrap(func(l *memquota.Ledger) quota.Ledger { return ignoreCtx{l} }),
@@ -534,4 +538,25 @@ type effectiveLimits struct{ *memquota.Ledger }
 func (l effectiveLimits) Limits(ctx context.Context, user string) (quota.Limits, error) {
 	u, err := l.Ledger.Usage(ctx, user, time.Now())
 	return quota.Limits{Daily: quota.Limit(u.Daily.Limit), Weekly: quota.Limit(u.Weekly.Limit), Monthly: quota.Limit(u.Monthly.Limit)}, err
+}
+
+// renewIgnored answers a renewal without keeping it: the hold still goes at
+// its TTL.
+type renewIgnored struct{ *memquota.Ledger }
+
+func (renewIgnored) Renew(_ context.Context, h quota.Hold, at time.Time) (quota.Hold, error) {
+	h.ExpiresAt = at
+	return h, nil
+}
+
+// renewClosed renews open holds and claims to renew closed ones.
+type renewClosed struct{ *memquota.Ledger }
+
+func (l renewClosed) Renew(ctx context.Context, h quota.Hold, at time.Time) (quota.Hold, error) {
+	got, err := l.Ledger.Renew(ctx, h, at)
+	if errors.Is(err, quota.ErrHoldNotFound) {
+		h.ExpiresAt = at
+		return h, nil
+	}
+	return got, err
 }

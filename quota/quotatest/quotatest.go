@@ -33,6 +33,7 @@ func Run(t *testing.T, newLedger NewLedger) {
 		{"Holds", holdCases},
 		{"Caps", capCases},
 		{"Expiry", expiryCases},
+		{"Renewal", renewalCases},
 		{"Arguments", argumentCases},
 		{"Concurrency", concurrencyCases},
 	}

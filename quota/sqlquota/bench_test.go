@@ -84,3 +84,43 @@ func benchReserveSettle(b *testing.B, db *sql.DB, users int) {
 		b.Fatalf("lost updates: daily used %d, held %d; want used %d (settled), held 0", used, held, settled.Load())
 	}
 }
+
+// One op is one Renew of an open hold: what a running turn's lease costs
+// each HeartbeatInterval. 64 goroutines each renew a hold of their own user
+// (renewals of different turns never touch the same row). renewals/s,
+// divided by the turns running, is how often each may renew.
+func BenchmarkRenewPostgres(b *testing.B) {
+	db := sqltest.OpenPostgres(b, sqltest.PostgresDSN(b))
+	db.SetMaxOpenConns(writers)
+	db.SetMaxIdleConns(writers)
+	benchRenew(b, db)
+}
+
+func BenchmarkRenewSQLiteFile(b *testing.B) { benchRenew(b, openSQLiteFile(b)) }
+
+func benchRenew(b *testing.B, db *sql.DB) {
+	l := migrated(b, db, quota.Policy{})
+	now := time.Date(2026, 5, 5, 10, 0, 0, 0, time.UTC)
+	b.SetParallelism(max(1, writers/runtime.GOMAXPROCS(0)))
+	holds := make([]quota.Hold, 4*writers) // at least one per goroutine RunParallel starts
+	for i := range holds {
+		var err error
+		if holds[i], err = l.Reserve(b.Context(), "user-"+strconv.Itoa(i), 4_000, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var next atomic.Int64
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		ctx := b.Context()
+		h := holds[int(next.Add(1)-1)%len(holds)]
+		for i := 0; pb.Next(); i++ {
+			if _, err := l.Renew(ctx, h, now.Add(time.Duration(i)*time.Second)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "renewals/s")
+}

@@ -93,7 +93,9 @@
 // most once, whoever races to close it; a hold not found is
 // quota.ErrHoldNotFound. Sweep does the same for expired holds, in batches
 // (PostgreSQL: FOR UPDATE SKIP LOCKED, so concurrent sweepers split the
-// work). PruneUsage deletes the rows of periods long over.
+// work). Renew (quota.Renewer) updates the expiry of the hold's row, which
+// exists exactly while the hold is open, so it cannot revive a closed one.
+// PruneUsage deletes the rows of periods long over.
 //
 // # Concurrency
 //

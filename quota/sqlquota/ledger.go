@@ -15,7 +15,10 @@ import (
 	"github.com/parleyhq/parley/quota"
 )
 
-var _ quota.Ledger = (*Ledger)(nil)
+var (
+	_ quota.Ledger  = (*Ledger)(nil)
+	_ quota.Renewer = (*Ledger)(nil)
+)
 
 // Ledger is a quota.Ledger over a host's *sql.DB. Create it with New and
 // bring the schema up to date with Migrate before use. It is safe for
@@ -496,6 +499,36 @@ RETURNING estimate, daily_start_ns, weekly_start_ns, monthly_start_ns`, h.ID, h.
 		return err
 	}
 	return fail(ctx, op, err)
+}
+
+// Renew implements quota.Renewer: one UPDATE of the hold's row, which
+// exists exactly while the hold is open.
+func (l *Ledger) Renew(ctx context.Context, h quota.Hold, expiresAt time.Time) (quota.Hold, error) {
+	if err := ctx.Err(); err != nil {
+		return quota.Hold{}, err
+	}
+	expNs, err := nanos("renew", expiresAt)
+	if err != nil {
+		return quota.Hold{}, err
+	}
+	var est int64
+	err = l.db.retry(ctx, func() error {
+		if l.db.writes != nil {
+			if err := l.db.writes.Lock(ctx); err != nil {
+				return err
+			}
+			defer l.db.writes.Unlock()
+		}
+		return l.db.q().QueryRowContext(ctx, `UPDATE parley_quota_holds SET expires_at_ns = $3
+WHERE id = $1 AND user_id = $2 RETURNING estimate`, h.ID, h.UserID, expNs).Scan(&est)
+	})
+	if errors.Is(err, sql.ErrNoRows) {
+		return quota.Hold{}, fmt.Errorf("sqlquota: renew hold %q: %w", h.ID, quota.ErrHoldNotFound)
+	}
+	if err != nil {
+		return quota.Hold{}, fail(ctx, "renew", err)
+	}
+	return quota.Hold{ID: h.ID, UserID: h.UserID, Estimate: est, ExpiresAt: expiresAt}, nil
 }
 
 // closePostgresSQL is close as one statement: the hold's row is deleted and

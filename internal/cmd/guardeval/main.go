@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/parleyhq/parley/guard"
 	"github.com/parleyhq/parley/internal/guardcorpus"
 	"github.com/parleyhq/parley/internal/guardlab"
+	"github.com/parleyhq/parley/internal/guardmodel"
 )
 
 func main() {
@@ -18,6 +20,7 @@ func main() {
 	loso := flag.Bool("loso", false, "also train a model per left-out source and score that source (a few minutes)")
 	groups := flag.String("groups", "", "with -loso: leave out only these comma-separated source groups")
 	skip := flag.Bool("skip-shipped", false, "do not score the shipped guard and the rules (with -loso)")
+	flag.StringVar(&losoFile, "loso-file", "", "with -loso: read the left-out scores from this file if it exists, else write them to it")
 	flag.Parse()
 	var only []string
 	if *groups != "" {
@@ -28,6 +31,9 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// losoFile keeps a leave-one-source-out run's scores (-loso-file).
+var losoFile string
 
 func run(dir string, loso, skip bool, only []string) error {
 	root, err := guardcorpus.ModuleRoot(".")
@@ -88,22 +94,81 @@ func run(dir string, loso, skip bool, only []string) error {
 	if !loso {
 		return nil
 	}
-	t0 := time.Now()
-	l := guardlab.LeaveOneOut(samples, guardlab.DefaultTrainConfig, only, rules, func(g string) {
-		fmt.Fprintf(os.Stderr, "leave out %s (%v)\n", g, time.Since(t0).Round(time.Second))
-	})
+	l, err := leaveOneOut(samples, only, rules)
+	if err != nil {
+		return err
+	}
 	fmt.Println()
 	l.Report(0, false).Print(os.Stdout, "Leave one source out: a model trained without the source, alone")
 	fmt.Println()
 	l.Report(0, true).Print(os.Stdout, "Leave one source out: the rules, or a model trained without the source")
 	fmt.Println()
 	fmt.Println("## Leave one source out: the threshold's trade-off (logit added to Medium)")
-	fmt.Printf("%6s %14s %14s %14s %14s\n", "shift", "model recall", "model FP", "+rules recall", "+rules FP")
-	for _, shift := range []float32{-1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4} {
-		a, c := l.Report(shift, false), l.Report(shift, true)
-		fmt.Printf("%6.1f %13.1f%% %13.2f%% %13.1f%% %13.2f%%\n", shift, a.Recall.Rate(), a.FalsePos.Rate(), c.Recall.Rate(), c.FalsePos.Rate())
+	tradeOff(l, func(guardcorpus.Sample) bool { return true })
+	fmt.Println()
+	fmt.Println("## Leave one source out, text in other languages than English: the threshold's trade-off")
+	tradeOff(l, func(s guardcorpus.Sample) bool { return s.Lang != "en" && s.Lang != "und" })
+	fmt.Println()
+	fmt.Println("## Leave one source out: a higher threshold for text that does not read as English (guardmodel.LooksEnglish)")
+	fmt.Printf("%9s %14s %14s %16s %16s\n", "non-en +", "+rules recall", "+rules FP", "other-lang recall", "other-lang FP")
+	english := make([]bool, len(l.Samples))
+	for i, s := range l.Samples {
+		english[i] = guardmodel.LooksEnglish([]byte(guard.Normalize(s.Text).Text))
+	}
+	for _, extra := range []float32{0, 0.5, 1, 1.5, 2, 3} {
+		k := 0
+		v := func(s guardcorpus.Sample) bool {
+			t := float32(0)
+			if !english[k] {
+				t = extra
+			}
+			f := l.Margin[k] >= t || l.Also[k]
+			k++
+			return f
+		}
+		all := guardlab.Evaluate(l.Samples, v)
+		other := all.Lang(func(lang string) bool { return lang != "en" && lang != "und" })
+		fmt.Printf("%9.1f %13.1f%% %13.2f%% %15.1f%% %15.2f%%\n", extra, all.Recall.Rate(), all.FalsePos.Rate(), other.Recall.Rate(), other.FalsePos.Rate())
 	}
 	return nil
+}
+
+func tradeOff(l *guardlab.LOSO, keep func(guardcorpus.Sample) bool) {
+	fmt.Printf("%6s %14s %14s %14s %14s\n", "shift", "model recall", "model FP", "+rules recall", "+rules FP")
+	sub := l.Subset(keep)
+	for _, shift := range []float32{-1, -0.5, 0, 0.5, 1, 1.5, 2, 3, 4} {
+		a, c := sub.Report(shift, false), sub.Report(shift, true)
+		fmt.Printf("%6.1f %13.1f%% %13.2f%% %13.1f%% %13.2f%%\n", shift, a.Recall.Rate(), a.FalsePos.Rate(), c.Recall.Rate(), c.FalsePos.Rate())
+	}
+}
+
+// leaveOneOut runs the leave-one-source-out training, or reads its scores
+// from losoFile when that exists (writing them there when it does not).
+func leaveOneOut(samples []guardcorpus.Sample, only []string, rules guardlab.Verdict) (*guardlab.LOSO, error) {
+	if losoFile != "" {
+		if b, err := os.ReadFile(losoFile); err == nil {
+			l := &guardlab.LOSO{}
+			return l, json.Unmarshal(b, l)
+		}
+	}
+	t0 := time.Now()
+	l := guardlab.LeaveOneOut(samples, guardlab.DefaultTrainConfig, only, rules, func(g string) {
+		fmt.Fprintf(os.Stderr, "leave out %s (%v)\n", g, time.Since(t0).Round(time.Second))
+	})
+	if losoFile != "" {
+		// A text with no features scores -Inf, which JSON cannot hold.
+		for i, m := range l.Margin {
+			l.Margin[i] = max(-1e9, min(1e9, m))
+		}
+		b, err := json.Marshal(l)
+		if err == nil {
+			err = os.WriteFile(losoFile, b, 0o644)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "guardeval: the scores were not kept:", err)
+		}
+	}
+	return l, nil
 }
 
 // printTypos scores the English samples with typing errors, as they are
