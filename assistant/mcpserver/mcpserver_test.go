@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,6 +20,8 @@ import (
 	"github.com/parleyhq/parley/assistant/mcpserver"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/quota"
+	"github.com/parleyhq/parley/quota/memquota"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
 	"github.com/parleyhq/parley/tools"
@@ -53,7 +56,7 @@ type note struct {
 	ID string `json:"id"`
 }
 
-func newHarness(t *testing.T, cfg mcpserver.Config) *harness {
+func newHarness(t *testing.T, cfg mcpserver.Config, mods ...func(*assistant.Config)) *harness {
 	t.Helper()
 	h := &harness{t: t, store: memstore.New()}
 	weather := tools.Must(tools.New(tools.Spec{Name: "weather", Description: "Weather in a city.", Category: "general",
@@ -94,7 +97,7 @@ func newHarness(t *testing.T, cfg mcpserver.Config) *harness {
 	}
 	model := fake.New()
 	model.SetDefault(fake.Turn{fake.Text("Done.")})
-	h.eng, err = assistant.New(assistant.Config{
+	ecfg := assistant.Config{
 		Provider: model,
 		Store:    h.store,
 		Tools:    reg,
@@ -104,7 +107,11 @@ func newHarness(t *testing.T, cfg mcpserver.Config) *harness {
 			Staff:   []string{"staff"},
 		},
 		MaxMessageBytes: 4096,
-	})
+	}
+	for _, m := range mods {
+		m(&ecfg)
+	}
+	h.eng, err = assistant.New(ecfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,5 +513,41 @@ func TestHostileArgumentsRunNothing(t *testing.T) {
 func TestNewRefusesAMissingAuthenticate(t *testing.T) {
 	if _, err := mcpserver.New(nil, mcpserver.Config{}); !errors.Is(err, mcpserver.ErrConfig) {
 		t.Errorf("New(nil): %v, want ErrConfig", err)
+	}
+}
+
+func TestCallsCountAgainstTheToolRate(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{}, func(c *assistant.Config) {
+		c.RateLimiter = &memquota.RateLimiter{}
+		c.ToolRate = quota.Rate{Calls: 1, Per: time.Hour}
+	})
+	cs := h.connect("alice", nil)
+	if _, e, err := call(t, cs, "weather", map[string]string{"city": "Lima"}); err != nil || !e.OK {
+		t.Fatalf("first call: %v %+v", err, e)
+	}
+	res, e, err := call(t, cs, "weather", map[string]string{"city": "Quito"})
+	if err != nil || !res.IsError || e.Error == nil || e.Error.Code != string(tools.CodeRateLimited) || h.reads.Load() != 1 {
+		t.Errorf("second call: %v %+v, ran %d; want RATE_LIMITED and one run", err, e, h.reads.Load())
+	}
+}
+
+func TestGuardRefusesACredentialInTheArguments(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{})
+	cs := h.connect("alice", accept("accept"))
+	for tool, args := range map[string]map[string]string{
+		"weather":     {"city": "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"},
+		"delete_note": {"id": "sk-proj-abcdefghijklmnopqrstuvwxyz0123"},
+	} {
+		res, e, err := call(t, cs, tool, args)
+		if err != nil || !res.IsError || e.Error == nil || e.Error.Code != string(tools.CodeBlocked) {
+			t.Errorf("%s with a key: %v %+v, want BLOCKED", tool, err, e)
+		}
+	}
+	if h.reads.Load() != 0 || h.deletes.Load() != 0 {
+		t.Errorf("a call with a key ran")
+	}
+	ev, err := h.store.ListAudit(t.Context(), store.AuditFilter{Kind: assistant.AuditGuardToolArgs})
+	if err != nil || len(ev) == 0 {
+		t.Errorf("guard audit = %v %v, want the findings", ev, err)
 	}
 }
