@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -549,5 +550,46 @@ func TestGuardRefusesACredentialInTheArguments(t *testing.T) {
 	ev, err := h.store.ListAudit(t.Context(), store.AuditFilter{Kind: assistant.AuditGuardToolArgs})
 	if err != nil || len(ev) == 0 {
 		t.Errorf("guard audit = %v %v, want the findings", ev, err)
+	}
+}
+
+// headerTransport sends every request as user over its own connections.
+type headerTransport struct {
+	user string
+	base *http.Transport
+}
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("X-Demo-User", h.user)
+	return h.base.RoundTrip(r)
+}
+
+func TestClosedSessionsLeaveNoGoroutines(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{})
+	base := runtime.NumGoroutine()
+	for range 3 {
+		tr := &http.Transport{}
+		c := mcp.NewClient(&mcp.Implementation{Name: "leak", Version: "1"}, &mcp.ClientOptions{ElicitationHandler: accept("decline")})
+		cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: h.url, HTTPClient: &http.Client{Transport: headerTransport{"alice", tr}}, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		toolNames(t, cs)
+		call(t, cs, "weather", map[string]string{"city": "Lima"})
+		call(t, cs, "delete_note", map[string]string{"id": "n1"})
+		if err := cs.Close(); err != nil {
+			t.Fatal(err)
+		}
+		tr.CloseIdleConnections()
+	}
+	// Polls, without a timing claim: the count must come back.
+	for i := 0; runtime.NumGoroutine() > base; i++ {
+		if i == 1000 {
+			buf := make([]byte, 1<<16)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("goroutines: %d, want <= %d\n%s", runtime.NumGoroutine(), base, buf[:n])
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
