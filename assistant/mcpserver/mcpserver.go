@@ -113,6 +113,8 @@ func New(eng *assistant.Engine, cfg Config) (*Handler, error) {
 	return h, nil
 }
 
+var _ http.Handler = (*Handler)(nil)
+
 type userKey struct{}
 
 // userExtra is the key of the user in auth.TokenInfo.Extra.
@@ -206,8 +208,11 @@ func toolOf(s tools.Spec) *mcp.Tool {
 // the gate's refusals, are error results the client's model can read.
 func (h *Handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	u, ok := userOf(req)
-	if !ok || req.Params == nil {
+	if !ok {
 		return nil, errUnauthenticated
+	}
+	if req.Params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "missing params"}
 	}
 	args := req.Params.Arguments
 	if len(args) == 0 || string(args) == "null" {
@@ -224,7 +229,7 @@ func (h *Handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		if c := assistant.Code(err); c == assistant.CodeInternal || c == "" {
 			h.cfg.Logger.Error("mcpserver: call tool", "user", u.ID, "err", err)
 		}
-		return errorResult(userMessage(err)), nil
+		return errorResult(err), nil
 	}
 	return resultOf(r), nil
 }
@@ -236,8 +241,20 @@ func resultOf(r tools.Result) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(tools.MarshalForModel(r))}}, IsError: !r.OK}
 }
 
-func errorResult(msg string) *mcp.CallToolResult {
-	return resultOf(tools.Fail(tools.CodeInvalidArgs, msg))
+// errorResult is the gate's refusal err as an error result: the envelope
+// of a failed call, with the tool error code nearest to err's and a
+// message safe to show.
+func errorResult(err error) *mcp.CallToolResult {
+	code := tools.CodeInternal
+	switch assistant.Code(err) {
+	case assistant.CodeInvalidRequest, assistant.CodeTooLarge:
+		code = tools.CodeInvalidArgs
+	case assistant.CodeForbidden, assistant.CodeUnauthenticated:
+		code = tools.CodeNotAuthorized
+	case assistant.CodeQuotaExceeded, assistant.CodeSpendCapExceeded, assistant.CodeTooManyTurns:
+		code = tools.CodeRateLimited
+	}
+	return resultOf(tools.Fail(code, userMessage(err)))
 }
 
 // userMessage is the text a user may see for err: never a cause's.

@@ -451,7 +451,7 @@ func TestUserTheAuthorizerDisablesGetsNoTools(t *testing.T) {
 		t.Errorf("eve listing tools: %v, want an invalid-request protocol error", err)
 	}
 	res, e, err := call(t, cs, "weather", map[string]string{"city": "Lima"})
-	if err != nil || !res.IsError || e.OK || h.reads.Load() != 0 {
+	if err != nil || !res.IsError || e.Error == nil || e.Error.Code != string(tools.CodeNotAuthorized) || h.reads.Load() != 0 {
 		t.Errorf("eve calling weather: %v %+v, ran %d", err, e, h.reads.Load())
 	}
 }
@@ -497,7 +497,7 @@ func TestHostileArgumentsRunNothing(t *testing.T) {
 	}
 	for _, c := range cases {
 		res, e, err := call(t, cs, c.tool, c.args)
-		if err != nil || !res.IsError || e.OK {
+		if err != nil || !res.IsError || e.Error == nil || e.Error.Code != string(tools.CodeInvalidArgs) {
 			t.Errorf("%s: %v %+v, want an error result", c.name, err, e)
 		}
 	}
