@@ -37,9 +37,13 @@ func Example() {
 	}
 	reg, err := tools.NewSet(
 		tools.Must(tools.New(tools.Spec{Name: "list_notes", Description: "List the notes.", Category: "notes"},
-			func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.OK("2 notes", nil), nil })),
+			func(context.Context, tools.Call, struct{}) (tools.Result, error) {
+				return tools.OK("2 notes", nil), nil
+			})),
 		tools.Must(tools.New(tools.Spec{Name: "add_note", Description: "Add a note.", Category: "notes", Effect: tools.Mutate},
-			func(_ context.Context, _ tools.Call, in noteArgs) (tools.Result, error) { return tools.OK("added", nil), nil })),
+			func(_ context.Context, _ tools.Call, in noteArgs) (tools.Result, error) {
+				return tools.OK("added", nil), nil
+			})),
 		tools.Must(tools.New(tools.Spec{Name: "purge", Description: "Delete every note.", Category: "admin", Effect: tools.Destructive},
 			func(context.Context, tools.Call, struct{}) (tools.Result, error) { return tools.OK("purged", nil), nil })),
 	)
