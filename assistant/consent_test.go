@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/assistant"
@@ -90,5 +91,28 @@ func TestExecuteForAProgramNeverAsksAboutAReadOrARefusedCall(t *testing.T) {
 	}
 	if h.runs["add_note"].Load() != 0 || h.runs["admin_stats"].Load() != 0 {
 		t.Error("a refused call ran")
+	}
+}
+
+func TestExecuteForAProgramSurvivesDeeplyNestedArguments(t *testing.T) {
+	h := newHarness(t, fake.New())
+	never := func(context.Context, assistant.Confirmation) assistant.Consent {
+		t.Error("asked to confirm")
+		return assistant.Approved
+	}
+	for _, depth := range []int{100, 5000} {
+		args := json.RawMessage(`{"city":` + strings.Repeat("[", depth) + strings.Repeat("]", depth) + `}`)
+		for _, tool := range []string{"get_weather", "add_note"} {
+			r, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: tool, Args: args, Transport: "mcp", Confirm: never})
+			if err != nil && !errors.Is(err, assistant.ErrTooLarge) {
+				t.Errorf("%s at depth %d: %v", tool, depth, err)
+			}
+			if r.OK {
+				t.Errorf("%s at depth %d ran", tool, depth)
+			}
+		}
+	}
+	if h.runs["get_weather"].Load() != 0 || h.runs["add_note"].Load() != 0 {
+		t.Error("nested arguments ran a tool")
 	}
 }

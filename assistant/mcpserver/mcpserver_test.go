@@ -456,6 +456,40 @@ func TestUserTheAuthorizerDisablesGetsNoTools(t *testing.T) {
 	}
 }
 
+// post sends one raw JSON-RPC body as user, outside any session.
+func (h *harness) post(t *testing.T, user, body string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", h.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("X-Demo-User", user)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestOversizedBodyIsRefusedBeforeDecoding(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{MaxBodyBytes: 64 << 10})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"city":"` + strings.Repeat("x", 100<<10) + `"}}}`
+	if status := h.post(t, "alice", body); status != http.StatusRequestEntityTooLarge || h.reads.Load() != 0 {
+		t.Errorf("a 100 KiB body: %d, ran %d; want 413 and nothing run", status, h.reads.Load())
+	}
+}
+
+// The SDK's decoder refuses a body nested past its depth limit; the
+// Engine's gate never sees it.
+func TestDeeplyNestedArgumentsAreRefused(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"weather","arguments":{"city":` +
+		strings.Repeat("[", 1900) + strings.Repeat("]", 1900) + `}}}`
+	if status := h.post(t, "alice", body); status != http.StatusBadRequest || h.reads.Load() != 0 {
+		t.Errorf("deeply nested arguments: %d, ran %d; want 400 and nothing run", status, h.reads.Load())
+	}
+}
+
 func TestAnotherUserCannotUseASession(t *testing.T) {
 	h := newHarness(t, mcpserver.Config{})
 	alice := h.connect("alice", nil)
