@@ -61,10 +61,10 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	offered := e.offeredTools(ctx, u, req.Page)
 	i := slices.IndexFunc(offered, func(o offeredTool) bool { return o.spec.Name == req.Tool })
 	if i < 0 || offered[i].spec.ClientSide {
-		if req.Confirm != nil {
+		if a := (&actor{e: e, u: u}); req.Confirm != nil && a.takeToolCall(ctx) == nil {
 			// A program's call of a tool it may not use is audited: it
-			// probes, where a host's button does not.
-			a := &actor{e: e, u: u}
+			// probes, where a host's button does not. It counts against
+			// the tool rate, which bounds the rows a prober writes.
 			a.auditToolCall(ctx, providers.ToolCall{ID: transport + "_refused", Name: auditName(req.Tool), Args: req.Args},
 				tools.Result{Error: &tools.ToolError{Code: tools.CodeUnknownTool}}, 0, transport, "")
 		}

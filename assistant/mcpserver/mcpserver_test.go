@@ -627,3 +627,22 @@ func TestClosedSessionsLeaveNoGoroutines(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestProbingUnknownToolsIsBoundedByTheToolRate(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{}, func(c *assistant.Config) {
+		c.RateLimiter = &memquota.RateLimiter{}
+		c.ToolRate = quota.Rate{Calls: 2, Per: time.Hour}
+	})
+	cs := h.connect("alice", nil)
+	for range 5 {
+		if _, _, err := call(t, cs, "staff_report", map[string]any{}); !isRPCError(err, jsonrpc.CodeInvalidParams) {
+			t.Fatalf("staff_report: %v, want unknown tool", err)
+		}
+	}
+	if a := h.audit(t); len(a) != 2 {
+		t.Errorf("%d audit rows for 5 probes, want 2 (the rate)", len(a))
+	}
+	if _, e, err := call(t, cs, "weather", map[string]string{"city": "Lima"}); err != nil || e.Error == nil || e.Error.Code != string(tools.CodeRateLimited) {
+		t.Errorf("weather after the probes: %v %+v, want RATE_LIMITED", err, e)
+	}
+}
