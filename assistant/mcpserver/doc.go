@@ -10,7 +10,9 @@
 // Every HTTP request is authenticated with Config.Authenticate, the same
 // kind of function httpapi uses; a request it refuses is answered 401 and
 // reaches nothing. A session is bound to the user who opened it: another
-// user presenting its id is refused with 403.
+// user presenting its id is refused with 403. A browser's cross-origin
+// request is refused with 403 unless its origin is in
+// Config.TrustedOrigins, as httpapi refuses it.
 //
 // # Tools
 //

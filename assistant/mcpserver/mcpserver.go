@@ -62,6 +62,12 @@ type Config struct {
 	// decoded. The Engine bounds the arguments again
 	// (assistant.Config.MaxMessageBytes).
 	MaxBodyBytes int64
+	// TrustedOrigins are the browser origins ("https://app.example.com")
+	// allowed to POST and DELETE across origins, for an MCP client that
+	// runs in a page. Any other browser's cross-origin request is refused
+	// with 403, as httpapi refuses it; clients that are not browsers send
+	// no Origin and pass.
+	TrustedOrigins []string
 	// Logger receives the handler's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -73,10 +79,11 @@ type Handler struct {
 	cfg    Config
 	server *mcp.Server
 	next   http.Handler
+	csrf   *http.CrossOriginProtection
 }
 
 // New returns a Handler serving eng's tools. It returns an error wrapping
-// ErrConfig for a nil eng or Authenticate.
+// ErrConfig for a nil eng or Authenticate, or a malformed trusted origin.
 func New(eng *assistant.Engine, cfg Config) (*Handler, error) {
 	if eng == nil || cfg.Authenticate == nil {
 		return nil, fmt.Errorf("%w: New needs an Engine and Config.Authenticate", ErrConfig)
@@ -89,7 +96,12 @@ func New(eng *assistant.Engine, cfg Config) (*Handler, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h := &Handler{eng: eng, cfg: cfg}
+	h := &Handler{eng: eng, cfg: cfg, csrf: http.NewCrossOriginProtection()}
+	for i, origin := range cfg.TrustedOrigins {
+		if err := h.csrf.AddTrustedOrigin(origin); err != nil {
+			return nil, fmt.Errorf("%w: TrustedOrigins[%d]: %v", ErrConfig, i, err)
+		}
+	}
 	h.server = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Logger: cfg.Logger,
 		// Tools are listed per user by the middleware, never registered.
@@ -120,9 +132,16 @@ type userKey struct{}
 // userExtra is the key of the user in auth.TokenInfo.Extra.
 const userExtra = "parley.user"
 
-// ServeHTTP authenticates the request with Config.Authenticate and serves
-// it. An unauthenticated request is answered 401 and reaches nothing.
+// ServeHTTP refuses a browser's cross-origin request (see
+// Config.TrustedOrigins), authenticates the request with
+// Config.Authenticate and serves it. An unauthenticated request is
+// answered 401 and reaches nothing.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := h.csrf.Check(r); err != nil {
+		h.cfg.Logger.Info("mcpserver: cross-origin request refused", "method", r.Method)
+		http.Error(w, "cross-origin request refused", http.StatusForbidden)
+		return
+	}
 	u, err := h.cfg.Authenticate(r)
 	if err == nil && u.ID == "" {
 		err = errors.New("Authenticate returned a user with no ID")

@@ -646,3 +646,27 @@ func TestProbingUnknownToolsIsBoundedByTheToolRate(t *testing.T) {
 		t.Errorf("weather after the probes: %v %+v, want RATE_LIMITED", err, e)
 	}
 }
+
+func TestCrossOriginBrowserRequestIsRefused(t *testing.T) {
+	h := newHarness(t, mcpserver.Config{TrustedOrigins: []string{"https://app.example.com"}})
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for origin, want := range map[string]int{"https://evil.example": http.StatusForbidden, "https://app.example.com": http.StatusOK} {
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", h.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("X-Demo-User", "alice")
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Origin %s: %d, want %d", origin, resp.StatusCode, want)
+		}
+	}
+	if _, err := mcpserver.New(h.eng, mcpserver.Config{Authenticate: authenticate, TrustedOrigins: []string{"not a url"}}); !errors.Is(err, mcpserver.ErrConfig) {
+		t.Errorf("a malformed origin: %v, want ErrConfig", err)
+	}
+}
