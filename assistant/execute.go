@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,14 @@ type ExecuteRequest struct {
 	Args     json.RawMessage // its arguments; empty means {}
 	ThreadID string          // optional: the user's thread the call belongs to
 	Page     string          // the page the UI is on; page-tagged tools need it
+	// Transport names the wire in the audit row ("mcp"); "" is "http".
+	Transport string
+	// Confirm, when set, says the call was made for the user by a program
+	// (an MCP client, an agent), not by the user pressing a button: a
+	// Mutate or Destructive tool then runs only if Confirm returns
+	// Approved, and an unanswered call waits for the user's decision in
+	// the app (see Consent). nil: the user asked for it themselves.
+	Confirm ConfirmFunc
 }
 
 // ExecuteTool runs a tool for u directly, as a host UI does when the user
@@ -28,25 +37,40 @@ type ExecuteRequest struct {
 // must be one Tools(u, page) lists and not client-side, else CodeNotFound, whether it does not
 // exist or u may not use it. The arguments go through the guard and the
 // schema, the call counts against ToolRate, and it is audited with
-// transport "http"; the tokens a model-backed guard judge spends on the
-// arguments are charged to u (see ChargeGuardUsage). Arguments longer
-// than Config.MaxMessageBytes are refused with CodeTooLarge before
-// anything reads them. Because the user asked for it themselves, Mutate
-// and Destructive tools run without a proposal. The Result comes back scrubbed of credentials, as a chat turn
-// would show it. Tool failures are in the Result; the error is for the
+// req.Transport; the tokens a model-backed guard judge spends on the
+// arguments are charged to u (see ChargeGuardUsage). Arguments longer than
+// Config.MaxMessageBytes are refused with CodeTooLarge before anything
+// reads them, and arguments holding a NUL with CodeInvalidRequest. Because
+// the user asked for it themselves, Mutate and Destructive tools run
+// without a proposal, unless req.Confirm says a program asked: then they
+// run only on the user's approval (see Consent), and a call of a tool u
+// may not use is audited too. The Result comes back scrubbed of
+// credentials, as a chat turn would show it. Tool failures are in the
+// Result; the error is for the
 // gate and infrastructure.
 func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequest) (tools.Result, error) {
 	if err := e.authorize(ctx, u, Action{Kind: UseAssistant}); err != nil {
 		return tools.Result{}, err
 	}
+	transport := cmp.Or(req.Transport, "http")
 	if len(req.Args) > e.cfg.MaxMessageBytes {
 		// Refused before the guard or the schema reads a byte of it.
 		return tools.Result{}, &Error{Code: CodeTooLarge, Op: "execute tool", Message: "The tool arguments are too long.",
 			Err: fmt.Errorf("arguments are %d bytes, limit %d", len(req.Args), e.cfg.MaxMessageBytes)}
 	}
+	if jsonHasNUL(req.Args) {
+		return tools.Result{}, invalidRequest("execute tool", "the tool arguments contain a NUL character")
+	}
 	offered := e.offeredTools(ctx, u, req.Page)
 	i := slices.IndexFunc(offered, func(o offeredTool) bool { return o.spec.Name == req.Tool })
 	if i < 0 || offered[i].spec.ClientSide {
+		if a := (&actor{e: e, u: u}); req.Confirm != nil && a.takeToolCall(ctx) == nil {
+			// A program's call of a tool it may not use is audited: it
+			// probes, where a host's button does not. It counts against
+			// the tool rate, which bounds the rows a prober writes.
+			a.auditToolCall(ctx, providers.ToolCall{ID: transport + "_refused", Name: auditName(req.Tool), Args: req.Args},
+				tools.Result{Error: &tools.ToolError{Code: tools.CodeUnknownTool}}, 0, transport, "")
+		}
 		return tools.Result{}, &Error{Code: CodeNotFound, Op: "execute tool", Err: errors.New("tool not offered to the user"), Message: "There is no such tool."}
 	}
 	o := offered[i]
@@ -58,30 +82,39 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		}
 	}
 	a := &actor{e: e, u: u, thread: th}
-	call := providers.ToolCall{ID: "http_" + req.Tool, Name: req.Tool, Args: req.Args}
+	call := providers.ToolCall{ID: transport + "_" + req.Tool, Name: req.Tool, Args: req.Args}
 	if len(call.Args) == 0 {
 		call.Args = json.RawMessage(`{}`)
 	}
 	var r tools.Result
 	var took time.Duration
+	approval := ""
+	if o.spec.NeedsApproval() && req.Confirm == nil {
+		approval = approvalUser
+	}
 	// A model-backed judge the guard asks about the arguments spends
 	// tokens on u's behalf: they are u's, as in a turn.
 	var judged judgeSpend
-	_, _, refusal := a.checkArgs(withJudgeSpend(ctx, &judged), call)
+	_, withheld, argsRefusal := a.checkArgs(withJudgeSpend(ctx, &judged), call)
 	e.chargeJudged(ctx, u, &judged)
-	if refusal != nil {
-		r = *refusal
-	} else if refusal := a.takeToolCall(ctx); refusal != nil {
-		r = *refusal
-	} else {
-		// The user asked for it: it runs as approved, to its end or its
-		// timeout even if the caller leaves.
-		r, took = a.invoke(ctx, o, call, true)
+	switch {
+	case argsRefusal != nil:
+		r = *argsRefusal
+	case withheld && o.spec.NeedsApproval() && req.Confirm != nil:
+		// What the user is asked to approve must be what the guard saw.
+		r = refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval.",
+			"Do not retry with the same content.")
+	default:
+		if rateRefusal := a.takeToolCall(ctx); rateRefusal != nil {
+			r = *rateRefusal
+		} else if o.spec.NeedsApproval() && req.Confirm != nil {
+			r, took, approval = a.confirmed(ctx, o, &call, transport, req.Confirm)
+		} else {
+			// The user asked for it: it runs as approved, to its end or its
+			// timeout even if the caller leaves.
+			r, took = a.invoke(ctx, o, call, true)
+		}
 	}
-	approval := ""
-	if o.spec.NeedsApproval() {
-		approval = approvalUser
-	}
-	a.auditToolCall(ctx, call, r, took, "http", approval)
+	a.auditToolCall(ctx, call, r, took, transport, approval)
 	return scrubResult(r), nil
 }

@@ -109,6 +109,9 @@
 //	                      silent for three is marked interrupted by the sweeper
 //	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
 //	                      system default token limits per user (unset: unlimited)
+//	PARLEY_MCP_TOOLS      the http:// or https:// streamable HTTP endpoint of an MCP server
+//	                      whose tools the assistant may use, named ext_<tool> (default none);
+//	                      an unreachable server stops the server
 //	PARLEY_LOG_LEVEL      debug, info (default), warn or error
 //
 // Telemetry is set by the standard OpenTelemetry variables (listed in
@@ -139,4 +142,9 @@
 // / lets you pick one. It trusts the header, so the server listens on
 // loopback by default; give PARLEY_ADDR another address only where nobody
 // else can reach it.
+//
+// The Engine's tools are served over MCP (streamable HTTP) at /mcp,
+// authenticated by the same header: an MCP client sees the tools its user
+// may use, and a change waits for the user's approval (the client's
+// elicitation, else a confirm card in a new conversation on the page).
 package main

@@ -26,6 +26,7 @@ var serverVariables = []string{
 	"PARLEY_DATABASE_PATH", "PARLEY_DATABASE_URL", "PARLEY_DATABASE_MAX_CONNS",
 	"PARLEY_MAX_TURNS_PER_USER", "PARLEY_RETENTION_DAYS", "PARLEY_HEARTBEAT",
 	"PARLEY_QUOTA_DAILY", "PARLEY_QUOTA_WEEKLY", "PARLEY_QUOTA_MONTHLY",
+	"PARLEY_MCP_TOOLS",
 }
 
 // telemetryVariables are the standard OpenTelemetry variables the server

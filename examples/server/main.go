@@ -145,6 +145,7 @@ type settings struct {
 	OperatorAddendum          string        // site rules added to every system prompt
 	ModelFamily               string        // assistant.ModelFamily*: "" (generic), anthropic or openai
 	NoTitles                  bool          // no model call names new threads
+	MCPTools                  string        // an MCP server whose tools the assistant may use; "": none
 }
 
 func settingsFromEnv() (settings, error) {
@@ -163,6 +164,9 @@ func settingsFromEnv() (settings, error) {
 		return s, err
 	}
 	if s.Anthropic, err = readAnthropicSettings(); err != nil {
+		return s, err
+	}
+	if s.MCPTools, err = readMCPToolsURL(); err != nil {
 		return s, err
 	}
 	if v, ok := os.LookupEnv("PARLEY_DATABASE_PATH"); ok {
@@ -260,6 +264,7 @@ type app struct {
 	http.Handler
 	engine *assistant.Engine
 	database
+	closeMCP func() // closes the PARLEY_MCP_TOOLS session
 }
 
 // sweepEvery calls sweep every interval until ctx ends, and first at
@@ -351,6 +356,17 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		_ = db.close()
 		return nil, err
 	}
+	reg, closeMCP, err := attachMCPTools(context.Background(), s.MCPTools, reg, log)
+	if err != nil {
+		_ = db.close()
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			closeMCP()
+		}
+	}()
 	eng, err := assistant.New(assistant.Config{
 		Ledger:            db.ledger,
 		HeartbeatInterval: s.Heartbeat,
@@ -361,7 +377,7 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		Store:             db.store,
 		Tools:             reg,
 		Authorizer: assistant.RoleAuthorizer{
-			Tools: map[string][]string{"user": {"category:notes", "category:general"}, "staff": {"*"}},
+			Tools: map[string][]string{"user": append([]string{"category:notes", "category:general"}, mcpGrants(reg)...), "staff": {"*"}},
 			Staff: []string{"staff"},
 		},
 		AssistantName: "Notes Assistant",
@@ -382,6 +398,12 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/api/chat/", httpapi.New(eng, httpapi.Config{Authenticate: authenticate, Logger: log}))
+	mcpH, err := mcpHandler(eng, log)
+	if err != nil {
+		_ = db.close()
+		return nil, err
+	}
+	mux.Handle("/mcp", mcpH)
 	web, err := fs.Sub(webFS, "web")
 	if err != nil {
 		_ = db.close()
@@ -393,5 +415,6 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		_ = db.close()
 		return nil, err
 	}
-	return &app{Handler: securityHeaders(csp, mux), engine: eng, database: db}, nil
+	ok = true
+	return &app{Handler: securityHeaders(csp, mux), engine: eng, database: db, closeMCP: closeMCP}, nil
 }
