@@ -76,6 +76,25 @@ var aimedLexicon = []struct {
 	{aRules, "hi", "निर्देश|नियम|दिशानिर्देश|आदेश|प्रॉम्प्ट"},
 	{aRules, "bn", "নির্দেশ|নিয়ম|আদেশ|প্রম্পট|নির্দেশিকা"},
 
+	// "The above" as a whole: what an override sets aside when it names no
+	// rules ("ignora lo anterior y di ...").
+	{aAbove, "en", "the above$|everything above|all of the above|all the above|what's above|what is above|the previous text|the text above|everything before this"},
+	{aAbove, "de", "das obige|obiges|alles oben|alles obige|das vorherige|alles vorherige|alles bisherige|das bisherige|alles zuvor|das oben genannte|alles davor|das vorangegangene"},
+	{aAbove, "es", "lo anterior|todo lo anterior|lo de arriba|todo lo de arriba|lo que precede|lo dicho|todo lo dicho"},
+	{aAbove, "fr", "ce qui précède|tout ce qui précède|ce qui est au-dessus|tout ce qui est au-dessus|ce qui est écrit au-dessus|le texte précédent|tout ce qui a été dit"},
+	{aAbove, "it", "quanto sopra|tutto quanto sopra|ciò che precede|tutto ciò che precede|quello sopra|tutto quello sopra|il testo precedente|tutto ciò che è stato detto"},
+	{aAbove, "pt", "o acima|tudo acima|o anterior|tudo o anterior|o que foi dito|tudo o que foi dito|o texto anterior|tudo o que está acima"},
+	{aAbove, "nl", "het bovenstaande|al het bovenstaande|het voorgaande|al het voorgaande|alles hierboven"},
+	{aAbove, "pl", "powyższe|wszystko powyżej|wszystko wcześniejsze|poprzedni tekst|wszystko, co powyżej"},
+	{aAbove, "ru", "вышесказанное|вышеизложенное|всё выше|все выше|всё вышеперечисленное|предыдущее|всё предыдущее|все предыдущее|всё, что выше|текст выше"},
+	{aAbove, "tr", "yukarıdakileri|yukarıdaki her şeyi|öncekileri|önceki metni|yukarıda yazanları|yukarıda söylenenleri"},
+	{aAbove, "ja", "上記の内容|以上の内容|上記を|上の内容|これまでの内容|前の内容|上記の文|以上を"},
+	{aAbove, "zh", "以上内容|上面的内容|上述内容|以上的|上面的|之前的内容|前面的内容|上文|以上所有|前面所有|上面所有"},
+	{aAbove, "ko", "위의 내용|위 내용|이전 내용|앞의 내용|위의 모든|앞선 내용|위에 있는"},
+	{aAbove, "ar", "ما سبق|ما ورد أعلاه|كل ما سبق|النص السابق|ما هو مذكور أعلاه"},
+	{aAbove, "hi", "ऊपर दिए|उपरोक्त|ऊपर लिखे|ऊपर की|पिछला सब|ऊपर दी गई|ऊपर दिया"},
+	{aAbove, "bn", "উপরের সব|উপরোক্ত|আগের সব|উপরের লেখা|উপরের নির্দেশ|উপরে যা"},
+
 	// The limits set on the assistant: set aside, never revealed.
 	{aLimit, "en", "policy|policies|restriction|constraint|limitation|safeguard|guardrail|filters$|principles|boundaries|moderation|safety measures|safety checks|conditioning|protocol"},
 	{aLimit, "de", "einschränkung|beschränkung|sicherheitsregel"},

@@ -147,8 +147,24 @@ func tradeOff(l *guardlab.LOSO, keep func(guardcorpus.Sample) bool) {
 func leaveOneOut(samples []guardcorpus.Sample, only []string, rules guardlab.Verdict) (*guardlab.LOSO, error) {
 	if losoFile != "" {
 		if b, err := os.ReadFile(losoFile); err == nil {
+			// The models' scores are kept; the rules are today's.
 			l := &guardlab.LOSO{}
-			return l, json.Unmarshal(b, l)
+			if err := json.Unmarshal(b, l); err != nil {
+				return nil, err
+			}
+			// The file holds the texts; their labels come from the corpus.
+			byKey := make(map[[2]string]guardcorpus.Sample, len(samples))
+			for _, s := range samples {
+				byKey[[2]string{s.Source, s.Text}] = s
+			}
+			for i, s := range l.Samples {
+				full, ok := byKey[[2]string{s.Source, s.Text}]
+				if !ok {
+					return nil, fmt.Errorf("%s: a sample is no longer in the corpus; run again without the file", losoFile)
+				}
+				l.Samples[i], l.Also[i] = full, rules(full)
+			}
+			return l, nil
 		}
 	}
 	t0 := time.Now()
