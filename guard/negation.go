@@ -85,6 +85,12 @@ func negatedAt(b []byte, p int) bool { return negated(b, p, 2) }
 func negated(b []byte, p, depth int) bool {
 	w, q := prevWord(b, p)
 	k := negWords[string(w)]
+	if string(w) == "he" && cyrillicAt(b, p) {
+		// Russian "не" folds to "he" (look-alike letters): a negator
+		// before a Russian verb ("не игнорируй"), a pronoun before an
+		// English one.
+		k = negPlain
+	}
 	for n := 0; k == negSkip && n < 3; n++ {
 		w, q = prevWord(b, q)
 		k = negWords[string(w)]
@@ -100,6 +106,18 @@ func negated(b []byte, p, depth int) bool {
 		return string(w) == "ne" && !undone(b, q)
 	case negRefuse:
 		return depth > 0 && !undone(b, q) && !negated(b, q, depth-1)
+	}
+	return false
+}
+
+// cyrillicAt reports whether the word at b[p] has a letter outside ASCII:
+// a Russian word keeps some of its letters through the look-alike folding
+// ("игнорируй" is "иrhopиpyи"), an English one has none.
+func cyrillicAt(b []byte, p int) bool {
+	for i := p; i < len(b) && i < p+32 && b[i] != ' '; i++ {
+		if b[i] >= 0x80 {
+			return true
+		}
 	}
 	return false
 }
