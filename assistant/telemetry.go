@@ -253,12 +253,14 @@ type chatSpan struct {
 	start    time.Time
 	first    time.Duration // to the first event; 0: none yet
 	finish   providers.FinishReason
+	answered string          // the model the server says answered
 	before   providers.Usage // the transcript's usage before the call
 }
 
 // begin starts the span of a call of req on c, which writes to out.
 func (cs *chatSpan) begin(ctx context.Context, c *conn, req *providers.Request, out *transcript) context.Context {
 	cs.tm, cs.provider, cs.model, cs.before = c.tel.orGlobal(), providerName(c.provider), req.Model, out.usage
+	cs.first, cs.finish, cs.answered = 0, "", ""
 	name := "chat"
 	if req.Model != "" { // "": the provider's default, which it does not name
 		name += " " + req.Model
@@ -289,7 +291,7 @@ func (cs *chatSpan) event(ev providers.Event) {
 		cs.first = max(time.Since(cs.start), time.Nanosecond)
 	}
 	if ev.Kind == providers.FinishEvent {
-		cs.finish = ev.Finish
+		cs.finish, cs.answered = ev.Finish, ev.Model
 	}
 }
 
@@ -321,6 +323,9 @@ func (cs *chatSpan) end(ctx context.Context, out *transcript, err error) {
 		span.SetAttributes(semconv.GenAIUsageInputTokens(int(in)), semconv.GenAIUsageOutputTokens(int(outTok)))
 		if cs.finish != "" {
 			span.SetAttributes(semconv.GenAIResponseFinishReasons(string(cs.finish)))
+		}
+		if cs.answered != "" {
+			span.SetAttributes(semconv.GenAIResponseModel(cs.answered))
 		}
 		if cs.first > 0 {
 			span.SetAttributes(semconv.GenAIResponseTimeToFirstChunk(cs.first.Seconds()))

@@ -37,6 +37,9 @@ type Assembler struct {
 	// Usage, when non-nil, goes out as the one UsageEvent at the end. A
 	// driver sets it, or updates its counts, as the server reports them.
 	Usage *Usage
+	// Model, when set, is the model the server says answered; it goes out
+	// on the FinishEvent. A driver sets it as the server reports it.
+	Model string
 
 	calls    []*call         // in the order they were opened
 	open     map[int64]*call // the call open at each index
@@ -182,7 +185,7 @@ func (a *Assembler) end(err error, yield func(Event, error) bool) {
 			// acts on the calls either way, so say what happened.
 			reason = FinishToolCalls
 		}
-		yield(Event{Kind: FinishEvent, Finish: reason}, nil)
+		yield(Event{Kind: FinishEvent, Finish: reason, Model: a.Model}, nil)
 	}
 }
 

@@ -145,6 +145,9 @@ type Event struct {
 	ToolCall ToolCall
 	Usage    Usage
 	Finish   FinishReason
+	// Model, on a FinishEvent, is the model that answered as the server
+	// named it ("gpt-4o-2024-08-06" for "gpt-4o"); empty when it did not.
+	Model string
 }
 
 // Usage counts the tokens of one model call. InputTokens counts the whole

@@ -173,6 +173,10 @@ func TestToolCallsComeAfterTextThatFollowsAToolUseBlock(t *testing.T) {
 	if got := o.trace(); got != want {
 		t.Errorf("events = %s\nwant     %s", got, want)
 	}
+	// The finish names the model message_start said answered.
+	if f := o.of(providers.FinishEvent); len(f) != 1 || f[0].Model != "m" {
+		t.Errorf("finish = %+v, want the answering model %q", f, "m")
+	}
 	if calls := o.of(providers.ToolCallEvent); string(calls[0].ToolCall.Args) != `{"n":1}` || string(calls[1].ToolCall.Args) != `{"n":2}` {
 		t.Errorf("calls = %+v", calls)
 	}

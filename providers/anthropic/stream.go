@@ -10,6 +10,9 @@ import (
 
 // event handles one stream event and reports whether the consumer wants
 // more.
+// maxModelName bounds the model name a server reports that is kept.
+const maxModelName = 256
+
 func event(a *providers.Assembler, ev ant.MessageStreamEventUnion, yield func(providers.Event, error) bool) bool {
 	if a.Finished() {
 		// Nothing may follow the stop reason: the tool calls went out then.
@@ -17,6 +20,9 @@ func event(a *providers.Assembler, ev ant.MessageStreamEventUnion, yield func(pr
 	}
 	switch ev.Type {
 	case "message_start":
+		if m := string(ev.Message.Model); m != "" && len(m) <= maxModelName {
+			a.Model = m
+		}
 		if ev.Message.JSON.Usage.Valid() {
 			u := ev.Message.Usage
 			a.Usage = &providers.Usage{OutputTokens: u.OutputTokens}

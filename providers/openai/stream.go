@@ -13,8 +13,14 @@ import (
 // reasoning (vLLM, Ollama, OpenRouter).
 var reasoningFields = [...]string{"reasoning_content", "reasoning"}
 
+// maxModelName bounds the model name a server reports that is kept.
+const maxModelName = 256
+
 // chunk handles one chunk and reports whether the consumer wants more.
 func chunk(a *providers.Assembler, c oai.ChatCompletionChunk, yield func(providers.Event, error) bool) bool {
+	if c.Model != "" && len(c.Model) <= maxModelName {
+		a.Model = c.Model
+	}
 	if c.JSON.Usage.Valid() {
 		// Some servers repeat cumulative usage on every chunk; keep the last.
 		a.Usage = &providers.Usage{
