@@ -3,6 +3,7 @@ package guard
 import (
 	"bytes"
 	"errors"
+	"github.com/parleyhq/parley/internal/testnote"
 	"slices"
 	"strings"
 	"testing"
@@ -31,7 +32,7 @@ func corpusTexts(tb testing.TB) []string {
 			out = append(out, s.Text)
 		}
 	} else {
-		tb.Logf("third-party corpus not checked: %v", err)
+		testnote.Note(tb, "third-party guard corpus", err.Error())
 	}
 	return out
 }
@@ -42,7 +43,7 @@ func benignCorpusTexts(tb testing.TB) []string {
 	tb.Helper()
 	texts, err := guardcorpus.BenignTexts(".")
 	if errors.Is(err, guardcorpus.ErrNoCorpus) {
-		tb.Skipf("skipping: %v", err)
+		testnote.Skip(tb, "guard corpus checks", err.Error())
 	}
 	if err != nil {
 		tb.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/parleyhq/parley/internal/testnote"
 	"os"
 	"slices"
 	"syscall"
@@ -21,7 +22,7 @@ func benignCorpus(tb testing.TB) []string {
 	tb.Helper()
 	texts, err := guardcorpus.BenignTexts(".")
 	if errors.Is(err, guardcorpus.ErrNoCorpus) {
-		tb.Skipf("skipping: %v", err)
+		testnote.Skip(tb, "guard corpus checks", err.Error())
 	}
 	if err != nil {
 		tb.Fatal(err)

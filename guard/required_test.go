@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"github.com/parleyhq/parley/internal/testnote"
 	"regexp/syntax"
 	"slices"
 	"testing"
@@ -88,7 +89,7 @@ func TestFastScanAgrees(t *testing.T) {
 	// slower) checks the project's corpus only.
 	switch dir, err := guardcorpus.FindCorpus("."); {
 	case err != nil:
-		t.Logf("third-party corpus not checked: %v", err)
+		testnote.Note(t, "third-party guard corpus", err.Error())
 	case raceEnabled || testing.Short():
 		t.Log("third-party corpus not checked under -race or -short")
 	default:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/parleyhq/parley/internal/testnote"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,7 +139,7 @@ func nodeCheck(t *testing.T) (node, dir string) {
 		if os.Getenv("PARLEY_REQUIRE_NODE") != "" {
 			t.Fatal("AI SDK check: " + why + " (PARLEY_REQUIRE_NODE is set)")
 		}
-		t.Skip("AI SDK check skipped: " + why)
+		testnote.Skip(t, "AI SDK check", why)
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/parleyhq/parley/internal/testnote"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -96,7 +97,7 @@ func newTabOn(t *testing.T, serve func() *httptest.Server) *tab {
 		t.Fatal("browser tests: PARLEY_REQUIRE_BROWSER is set but no chromium was found")
 	}
 	if bin == "" {
-		t.Skip("browser tests: no chromium found; install Debian's chromium (apt-get install chromium) or set PARLEY_CHROMIUM to a Chrome binary")
+		testnote.Skip(t, "browser tests", "no chromium found; install Debian's chromium (apt-get install chromium) or set PARLEY_CHROMIUM to a Chrome binary")
 	}
 	srv := serve()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(1280, 860))

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/parleyhq/parley/internal/testnote"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -71,7 +72,7 @@ func PostgresDSN(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
-		t.Skipf("sqltest: %s is not set; skipping the PostgreSQL test (e.g. %s=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)", PostgresEnv, PostgresEnv)
+		testnote.Skip(t, "PostgreSQL suites", PostgresEnv+" is not set (e.g. "+PostgresEnv+"=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
 	}
 	admin, err := adminDB(base)
 	if err != nil {
