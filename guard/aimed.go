@@ -64,6 +64,7 @@ type aimEntry struct {
 	whole  bool // must end at a word's end
 	spaced bool // must start at a word's start
 	en     bool // English: read with word order
+	arabic bool // may follow a joined "و" or "ف" (and, so)
 }
 
 type aimLexicon struct {
@@ -99,9 +100,8 @@ var aimedTables = sync.OnceValue(func() *aimLexicon {
 				entries = append(entries, aimEntry{whole: whole, spaced: !unspaced})
 			}
 			entries[i].class |= l.class
-			if l.lang == "en" {
-				entries[i].en = true
-			}
+			entries[i].en = entries[i].en || l.lang == "en"
+			entries[i].arabic = entries[i].arabic || l.lang == "ar"
 		}
 	}
 	lx := &aimLexicon{m: newMatcher(texts, false, nil), entries: entries}
@@ -132,10 +132,19 @@ const (
 // kind: at a word's start if its language spaces words, at a word's end if
 // it is a whole word.
 func (e *aimEntry) ok(b []byte, start, end int) bool {
-	if e.spaced && start > 0 && isWordish(b[start-1]) {
+	if e.spaced && start > 0 && isWordish(b[start-1]) && !(e.arabic && arabicJoined(b, start)) {
 		return false
 	}
 	return !e.whole || end >= len(b) || !isWordish(b[end])
+}
+
+// arabicJoined reports whether b[start] follows a "و" or "ف" (and, so)
+// that starts a word: Arabic writes them joined ("وتجاهل", and ignore).
+func arabicJoined(b []byte, start int) bool {
+	if start < 2 || b[start-2] != 0xD9 || b[start-1] != 0x88 && b[start-1] != 0x81 {
+		return false
+	}
+	return start == 2 || !isWordish(b[start-3])
 }
 
 // aimHit is one lexicon entry found in the text.
