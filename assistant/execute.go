@@ -92,8 +92,10 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	if o.spec.NeedsApproval() && req.Confirm == nil {
 		approval = approvalUser
 	}
-	// A model-backed judge the guard asks about the arguments spends
-	// tokens on u's behalf: they are u's, as in a turn.
+	if refusal, refused, err := e.admitExecute(ctx, a, call, transport, approval); refused || err != nil {
+		return refusal, err
+	}
+	// A model-backed judge's tokens are u's, as in a turn.
 	var judged judgeSpend
 	_, withheld, argsRefusal := a.checkArgs(withJudgeSpend(ctx, &judged), call)
 	e.chargeJudged(ctx, u, &judged)
@@ -105,9 +107,7 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 		r = refusal(tools.CodeBlocked, "These arguments contain data that cannot be sent for approval.",
 			"Do not retry with the same content.")
 	default:
-		if rateRefusal := a.takeToolCall(ctx); rateRefusal != nil {
-			r = *rateRefusal
-		} else if o.spec.NeedsApproval() && req.Confirm != nil {
+		if o.spec.NeedsApproval() && req.Confirm != nil {
 			r, took, approval = a.confirmed(ctx, o, &call, transport, req.Confirm)
 		} else {
 			// The user asked for it: it runs as approved, to its end or its
@@ -117,4 +117,24 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	}
 	a.auditToolCall(ctx, call, r, took, transport, approval)
 	return scrubResult(r), nil
+}
+
+// admitExecute takes the tool rate before the guard reads a call's
+// arguments, and with a model-backed judge checks the quota too, as a turn
+// reserves before its scan: a caller over either gets no scan, and the
+// audit rows a caller writes are bounded by the rate whatever the guard
+// says. It returns the refusal (audited), or the quota's error.
+func (e *Engine) admitExecute(ctx context.Context, a *actor, call providers.ToolCall, transport, approval string) (tools.Result, bool, error) {
+	if r := a.takeToolCall(ctx); r != nil {
+		a.auditToolCall(ctx, call, *r, 0, transport, approval)
+		return scrubResult(*r), true, nil
+	}
+	if e.guard.HasJudge() {
+		h, err := e.reserve(ctx, a.u, e.defaultSpendKey(a.u), 1)
+		if err != nil {
+			return tools.Result{}, false, err
+		}
+		e.release(context.WithoutCancel(ctx), a.u, h)
+	}
+	return tools.Result{}, false, nil
 }

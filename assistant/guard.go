@@ -104,8 +104,14 @@ func withJudgeSpend(ctx context.Context, s *judgeSpend) context.Context {
 // connection: there is no turn to charge them with.
 func (e *Engine) chargeJudged(ctx context.Context, u parley.User, s *judgeSpend) {
 	if n := s.tokens.Load(); n > 0 {
-		e.charge(ctx, u, nil, quota.SpendKey{Connection: e.conns.conns[e.conns.def].Name, Principal: u.ID}, n)
+		e.charge(ctx, u, nil, e.defaultSpendKey(u), n)
 	}
+}
+
+// defaultSpendKey is where u's use of the default connection is recorded:
+// the guard's judge, outside a turn, spends there.
+func (e *Engine) defaultSpendKey(u parley.User) quota.SpendKey {
+	return quota.SpendKey{Connection: e.conns.conns[e.conns.def].Name, Principal: u.ID}
 }
 
 // ChargeGuardUsage counts u against the quota of the user whose turn the

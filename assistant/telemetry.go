@@ -234,6 +234,7 @@ func (ts *turnSpan) end(ctx context.Context, g *guard.Guard, thread string, c *c
 			span.SetAttributes(semconv.GenAIResponseFinishReasons(outcome))
 		}
 		if tm.content {
+			input, _ = guard.Scrub(input) // redacted by the guard already, unless it is off
 			span.SetAttributes(semconv.GenAIInputMessagesKey.String(messagesJSON("user", input)),
 				semconv.GenAIOutputMessagesKey.String(messagesJSON("assistant", redacted(ctx, g, out.answerText()))))
 		}
@@ -441,6 +442,11 @@ func redacted(ctx context.Context, g *guard.Guard, text string) string {
 			return "[withheld by the guard]"
 		}
 		text = r.Redacted
+	}
+	if json.Valid([]byte(text)) {
+		// JSON by key as well: {"authorization": "Basic ..."}.
+		b, _ := guard.ScrubJSON([]byte(text))
+		return string(b)
 	}
 	text, _ = guard.Scrub(text)
 	return text

@@ -343,11 +343,13 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	// The quota is charged after the reply is written, on a window of its
 	// own: a failing ledger cannot use up the reply's time. The stream ends
 	// once both are done, so a caller that saw the end sees the usage.
+	// The span ends first: with RecordContent its redaction may ask the
+	// guard's judge, whose tokens the charge then counts.
+	t.span.end(withJudgeSpend(ctx, &t.judged), t.e.guard, t.thread.ID, t.conn, &t.out, t.in.stored())
 	t.e.charge(ctx, t.u, t.hold, spendKey(t.conn, t.u), t.out.usage.Total()+t.judged.tokens.Load())
 	if t.firstTurn && t.out.err == nil && !t.in.blocked() && !t.stop.stopped() && t.out.finish != FinishOffTopic {
 		t.e.startTitle(t.conn, t.u, t.thread, t.in.stored(), t.out.answerText())
 	}
-	t.span.end(ctx, t.e.guard, t.thread.ID, t.conn, &t.out, t.in.stored())
 	if t.out.err != nil {
 		emit(t.e.errorBlockContext(ctx, t.out.err))
 		return

@@ -217,3 +217,8 @@ func (g *Guard) secondOpinion(ctx context.Context, sc *scratch, text string, raw
 	}
 	return raw, nil
 }
+
+// HasJudge reports whether g asks a Judge (Config.Judge): a check may then
+// cost a model call, which a caller may want to admit against a quota
+// first.
+func (g *Guard) HasJudge() bool { return g != nil && g.judge != nil }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -27,8 +28,10 @@ const Transport = "mcp"
 const (
 	DefaultName           = "parley"
 	DefaultSessionTimeout = 30 * time.Minute
-	DefaultElicitTimeout  = 5 * time.Minute
-	DefaultMaxBodyBytes   = 1 << 20
+	// DefaultMaxSessionsPerUser is Config.MaxSessionsPerUser's default.
+	DefaultMaxSessionsPerUser = 16
+	DefaultElicitTimeout      = 5 * time.Minute
+	DefaultMaxBodyBytes       = 1 << 20
 )
 
 // ErrConfig is wrapped by New's errors.
@@ -68,6 +71,10 @@ type Config struct {
 	// with 403, as httpapi refuses it; clients that are not browsers send
 	// no Origin and pass.
 	TrustedOrigins []string
+	// MaxSessionsPerUser bounds the MCP sessions one user holds open at
+	// once (default DefaultMaxSessionsPerUser); an initialize past it is
+	// answered 429. Each session keeps state until it closes or idles out.
+	MaxSessionsPerUser int
 	// Logger receives the handler's logs; nil discards them.
 	Logger *slog.Logger
 }
@@ -80,6 +87,9 @@ type Handler struct {
 	server *mcp.Server
 	next   http.Handler
 	csrf   *http.CrossOriginProtection
+
+	mu       sync.Mutex
+	sessions map[string]string // session id -> user id, of the sessions ServeHTTP saw opened
 }
 
 // New returns a Handler serving eng's tools. It returns an error wrapping
@@ -93,10 +103,11 @@ func New(eng *assistant.Engine, cfg Config) (*Handler, error) {
 	cfg.ElicitTimeout = cmp.Or(max(cfg.ElicitTimeout, 0), DefaultElicitTimeout)
 	cfg.SessionTimeout = cmp.Or(max(cfg.SessionTimeout, 0), DefaultSessionTimeout)
 	cfg.MaxBodyBytes = cmp.Or(max(cfg.MaxBodyBytes, 0), DefaultMaxBodyBytes)
+	cfg.MaxSessionsPerUser = cmp.Or(max(cfg.MaxSessionsPerUser, 0), DefaultMaxSessionsPerUser)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	h := &Handler{eng: eng, cfg: cfg, csrf: http.NewCrossOriginProtection()}
+	h := &Handler{eng: eng, cfg: cfg, csrf: http.NewCrossOriginProtection(), sessions: map[string]string{}}
 	for i, origin := range cfg.TrustedOrigins {
 		if err := h.csrf.AddTrustedOrigin(origin); err != nil {
 			return nil, fmt.Errorf("%w: TrustedOrigins[%d]: %v", ErrConfig, i, err)
@@ -151,11 +162,79 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unauthenticated", http.StatusUnauthorized)
 		return
 	}
+	if r.Method == http.MethodPost && r.Header.Get(sessionHeader) == "" {
+		// A POST without a session opens one: at most MaxSessionsPerUser
+		// each, for a session holds state until it closes or idles out.
+		if !h.admitSession(u.ID) {
+			h.cfg.Logger.Info("mcpserver: too many sessions", "user", u.ID)
+			http.Error(w, "too many open MCP sessions; close one (DELETE) or wait for one to expire", http.StatusTooManyRequests)
+			return
+		}
+		w = &sessionRecorder{ResponseWriter: w, h: h, user: u.ID}
+	}
 	r = r.WithContext(context.WithValue(r.Context(), userKey{}, u))
 	r.Header = r.Header.Clone()
 	r.Header.Set("Authorization", "Bearer parley") // read by the verifier above, which ignores it
 	h.next.ServeHTTP(w, r)
 }
+
+const sessionHeader = "Mcp-Session-Id"
+
+// admitSession reports whether user may open another session. It first
+// forgets the sessions the server no longer holds (closed or idled out).
+func (h *Handler) admitSession(user string) bool {
+	live := map[string]bool{}
+	for ss := range h.server.Sessions() {
+		live[ss.ID()] = true
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for id, owner := range h.sessions {
+		switch {
+		case !live[id]:
+			delete(h.sessions, id)
+		case owner == user:
+			n++
+		}
+	}
+	return n < h.cfg.MaxSessionsPerUser
+}
+
+// sessionRecorder notes the session a response opens, by its header.
+type sessionRecorder struct {
+	http.ResponseWriter
+	h     *Handler
+	user  string
+	noted bool
+}
+
+func (s *sessionRecorder) note() {
+	if s.noted {
+		return
+	}
+	s.noted = true
+	if id := s.Header().Get(sessionHeader); id != "" {
+		s.h.mu.Lock()
+		s.h.sessions[id] = s.user
+		s.h.mu.Unlock()
+	}
+}
+
+func (s *sessionRecorder) WriteHeader(code int) { s.note(); s.ResponseWriter.WriteHeader(code) }
+
+func (s *sessionRecorder) Write(b []byte) (int, error) { s.note(); return s.ResponseWriter.Write(b) }
+
+// Flush passes a flush on: the SDK streams events.
+func (s *sessionRecorder) Flush() {
+	s.note()
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the writer.
+func (s *sessionRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // userOf is the user ServeHTTP authenticated for req.
 func userOf(req mcp.Request) (parley.User, bool) {
