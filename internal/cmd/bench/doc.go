@@ -14,7 +14,15 @@
 // first block takes to reach the consumer after the provider yields the
 // first text delta.
 //
-//	go run ./internal/cmd/bench [-turns 300]
+//	go run ./internal/cmd/bench [-turns 300] [-c 1]
+//
+// With -c N, N turns are in flight at once on each side (N workers, each
+// worker its own user on the Engine side, as MaxTurnsPerUser caps one
+// user's turns); the sides still alternate in batches, of at least two
+// turns per worker (so at most -turns/(2N), and at most 10, batches). It
+// reports the same figures; wall time per turn is then the batch's wall
+// time over its turns. The mock answers a request by how many tool
+// results it carries, so overlapping turns each get their three responses.
 //
 // With -thread N it measures something else: what a thread of N turns
 // sends the model, with compaction at -window tokens and without it, on
