@@ -32,6 +32,7 @@ import (
 	"github.com/parleyhq/parley/internal/openaimock"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/openai"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
 	"github.com/parleyhq/parley/tools"
 )
@@ -46,10 +47,27 @@ func main() {
 	window := flag.Int("window", assistant.DefaultContextWindow, "with -thread: the context window in tokens")
 	corpus := flag.String("corpus", "../shared/guardcorpus/benign.jsonl", "with -thread: JSONL prose, one {\"text\"} per line")
 	claims := flag.Bool("claims", true, "check the model's claims of changes (false: Config.DisableClaimCheck)")
-	conc := flag.Int("c", 1, "turns in flight at once, on each side")
+	conc := flag.Int("c", 1, "turns in flight at once, on each side (with -parked: the parked turns)")
+	parked := flag.Bool("parked", false, "instead: park -c turns on a slow model and measure what each costs while in flight")
+	every := flag.Duration("every", 300*time.Millisecond, "with -parked: the slow model's time between deltas")
+	hold := flag.Duration("hold", 20*time.Second, "with -parked: how long the parked turns are measured")
+	pg := flag.String("pg", "", "with -parked: a PostgreSQL DSN; the Engine uses store/sqlstore on it (default memstore)")
+	parkedSideFlag := flag.String("parked-side", "", "run one side of -parked: raw or engine (used by the parent)")
+	baseFlag := flag.String("base", "", "with -parked-side: the mock server's base URL (used by the parent)")
 	flag.Parse()
 	if *conc < 1 {
 		log.Fatal("-c must be at least 1")
+	}
+	if *parked || *parkedSideFlag != "" {
+		o := parkedOpts{n: *conc, every: *every, hold: *hold, pg: *pg}
+		run := func() error { return runParked(o) }
+		if *parkedSideFlag != "" {
+			run = func() error { return parkedSide(*parkedSideFlag, *baseFlag, o) }
+		}
+		if err := run(); err != nil {
+			log.Fatal(err)
+		}
+		return
 	}
 	checkClaims = *claims
 	if *thread > 0 {
@@ -69,8 +87,10 @@ func main() {
 	defer stop()
 
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: max(4, *conc)}}
-	raw := rawTurn(base, client)
-	eng, firstBlock := engineTurn(base, client, *conc)
+	rawCtx := rawTurn(base, client)
+	raw := func(int) { rawCtx(context.Background()) }
+	engCtx, firstBlock := engineTurn(base, "", client, *conc, memstore.New())
+	eng := func(w int) { engCtx(context.Background(), w) }
 
 	for range 30 { // warm up both paths and the connection pool
 		raw(0)
@@ -215,6 +235,11 @@ func serveMock() {
 			return
 		}
 		round := min(bytes.Count(body, []byte(`"role":"tool"`)), len(servers)-1)
+		var every, n int // /slow/{every ms}/{deltas}/v1: the answer is slow (-parked)
+		if _, err := fmt.Sscanf(r.URL.Path, "/slow/%d/%d/", &every, &n); err == nil && round == len(servers)-1 {
+			serveSlow(w, r, time.Duration(every)*time.Millisecond, n)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		servers[round].ServeHTTP(w, r)
 	})
@@ -260,18 +285,21 @@ const systemPrompt = "You are the assistant built into the host's application. U
 
 var weatherSchema = json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`)
 
-// rawTurn is the baseline: the same three calls made with openai-go directly.
-func rawTurn(base string, hc *http.Client) func(worker int) {
+// rawTurn is the baseline: the same three calls made with openai-go
+// directly. If ctx carries a firstDeltaKey, the first text delta's time is
+// stored there.
+func rawTurn(base string, hc *http.Client) func(ctx context.Context) {
 	svc := oai.NewChatCompletionService(option.WithBaseURL(base), option.WithHTTPClient(hc), option.WithMaxRetries(0))
 	var schema map[string]any
 	_ = json.Unmarshal(weatherSchema, &schema)
 	toolsParam := []oai.ChatCompletionToolUnionParam{oai.ChatCompletionFunctionTool(oai.FunctionDefinitionParam{
 		Name: "get_weather", Description: oai.String("Weather for a city."), Parameters: schema,
 	})}
-	return func(int) {
+	return func(ctx context.Context) {
+		first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
 		msgs := []oai.ChatCompletionMessageParamUnion{oai.SystemMessage(systemPrompt), oai.UserMessage("What is the weather in Paris and Berlin?")}
 		for round := 0; ; round++ {
-			stream := svc.NewStreaming(context.Background(), oai.ChatCompletionNewParams{
+			stream := svc.NewStreaming(ctx, oai.ChatCompletionNewParams{
 				Model: "mock-model", Messages: msgs, Tools: toolsParam,
 				StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
 			})
@@ -282,6 +310,9 @@ func rawTurn(base string, hc *http.Client) func(worker int) {
 				ch := stream.Current()
 				for _, c := range ch.Choices {
 					text.WriteString(c.Delta.Content)
+					if first != nil && c.Delta.Content != "" {
+						first.CompareAndSwap(0, time.Now().UnixNano())
+					}
 					for _, tc := range c.Delta.ToolCalls {
 						for int(tc.Index) >= len(calls) {
 							calls = append(calls, call{})
@@ -316,16 +347,24 @@ func rawTurn(base string, hc *http.Client) func(worker int) {
 
 // timedProvider records when the wrapped provider yields the first text
 // delta of a turn, in the *atomic.Int64 (unix nanos) its context carries.
+// A context carrying slowKey is served by slow instead (-parked).
 type timedProvider struct {
 	providers.Provider
+	slow providers.Provider
 }
 
 type firstDeltaKey struct{}
 
+type slowKey struct{}
+
 func (p *timedProvider) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
 	first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
+	prov := p.Provider
+	if p.slow != nil && ctx.Value(slowKey{}) != nil {
+		prov = p.slow
+	}
 	return func(yield func(providers.Event, error) bool) {
-		for ev, err := range p.Provider.Stream(ctx, req) {
+		for ev, err := range prov.Stream(ctx, req) {
 			if ev.Kind == providers.TextDelta && first != nil {
 				first.CompareAndSwap(0, time.Now().UnixNano())
 			}
@@ -341,7 +380,8 @@ var checkClaims = true
 
 // engineTurn is a whole Parley turn over the same server. Each of the
 // workers is its own user, as MaxTurnsPerUser caps one user's turns.
-func engineTurn(base string, hc *http.Client, workers int) (func(worker int), func() latencies) {
+// A turn whose context carries slowKey calls the model at slowBase.
+func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.Store) (func(ctx context.Context, worker int), func() latencies) {
 	weather := tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", InputSchema: weatherSchema},
 		func(_ context.Context, _ tools.Call, in struct {
 			City string `json:"city"`
@@ -352,9 +392,12 @@ func engineTurn(base string, hc *http.Client, workers int) (func(worker int), fu
 	if err != nil {
 		log.Fatal(err)
 	}
-	tp := &timedProvider{openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
+	tp := &timedProvider{Provider: openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
+	if slowBase != "" {
+		tp.slow = openai.New(openai.Config{BaseURL: slowBase, Model: "mock-model", HTTPClient: hc})
+	}
 	eng, err := assistant.New(assistant.Config{
-		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
+		Provider: tp, Store: st, Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 		DisableClaimCheck: !checkClaims,
 	})
 	if err != nil {
@@ -372,10 +415,13 @@ func engineTurn(base string, hc *http.Client, workers int) (func(worker int), fu
 			ws[i].u.ID = fmt.Sprint("bench-", i)
 		}
 	}
-	turn := func(w int) {
+	turn := func(ctx context.Context, w int) {
 		wk := &ws[w]
-		var first atomic.Int64
-		ctx := context.WithValue(context.Background(), firstDeltaKey{}, &first)
+		first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
+		if first == nil {
+			first = new(atomic.Int64)
+			ctx = context.WithValue(ctx, firstDeltaKey{}, first)
+		}
 		var firstBlock int64
 		for b := range eng.Stream(ctx, wk.u, assistant.Request{Message: "What is the weather in Paris and Berlin?"}) {
 			if b.Kind == blocks.Markdown && firstBlock == 0 {
