@@ -58,18 +58,18 @@ func main() {
 	if *conc < 1 {
 		log.Fatal("-c must be at least 1")
 	}
+	checkClaims = *claims
 	if *parked || *parkedSideFlag != "" {
 		o := parkedOpts{n: *conc, every: *every, hold: *hold, pg: *pg}
-		run := func() error { return runParked(o) }
+		do := func() error { return runParked(o) }
 		if *parkedSideFlag != "" {
-			run = func() error { return parkedSide(*parkedSideFlag, *baseFlag, o) }
+			do = func() error { return parkedSide(*parkedSideFlag, *baseFlag, o) }
 		}
-		if err := run(); err != nil {
+		if err := do(); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	checkClaims = *claims
 	if *thread > 0 {
 		if err := runThread(*thread, *window, *corpus); err != nil {
 			log.Fatal(err)

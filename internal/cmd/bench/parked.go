@@ -94,7 +94,7 @@ func runParked(o parkedOpts) error {
 	var rs []parkedResult
 	for _, side := range []string{"raw", "engine"} {
 		cmd := exec.Command(exe, "-parked-side", side, "-base", base, "-c", fmt.Sprint(o.n),
-			"-every", o.every.String(), "-hold", o.hold.String(), "-pg", o.pg)
+			"-every", o.every.String(), "-hold", o.hold.String(), "-pg", o.pg, fmt.Sprint("-claims=", checkClaims))
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		if err != nil {
