@@ -14,7 +14,39 @@
 // first block takes to reach the consumer after the provider yields the
 // first text delta.
 //
-//	go run ./internal/cmd/bench [-turns 300]
+//	go run ./internal/cmd/bench [-turns 300] [-c 1]
+//
+// With -c N, N turns are in flight at once on each side (N workers, each
+// worker its own user on the Engine side, as MaxTurnsPerUser caps one
+// user's turns); the sides still alternate in batches, of at least two
+// turns per worker (so at most -turns/(2N), and at most 10, batches). It
+// reports the same figures; wall time per turn is then the batch's wall
+// time over its turns. The mock answers a request by how many tool
+// results it carries, so overlapping turns each get their three responses.
+//
+// With -parked it measures turns that stay in flight: -c turns on each side
+// (default 1; issue 27 uses 100), each two tool rounds and then an answer
+// from a slow model, a text delta every -every (300ms) for -hold plus 15 s.
+// Each side runs in a child process of its own, so one side's freed memory
+// cannot hide the other's. Once every turn has had a text delta it
+// prints, per in-flight turn, the heap (runtime.MemStats.HeapAlloc after a
+// GC) and the RSS (VmRSS of /proc/self/status after
+// debug.FreeOSMemory) over the baseline taken before the turns, at that
+// moment and again after -hold (20s): growth between the two is memory a
+// parked turn gains while it streams. It prints the goroutines per turn
+// (runtime.NumGoroutine over the baseline, over -c) and, after every turn
+// ended and the idle connections were closed, whether the count came back
+// to the baseline within 30 s.
+//
+// With -pg DSN the Engine uses store/sqlstore on that PostgreSQL (tables in
+// a schema of their own, dropped at the end; default memstore), and both
+// sides print the database's transactions per second from pg_stat_database
+// (xact_commit + xact_rollback of the DSN's database) over 5 s before the
+// turns and over the hold; the difference over -c is the transactions per
+// parked turn per second. The raw side, which uses no database, shows what
+// other clients of that database add.
+//
+//	go run ./internal/cmd/bench -parked -c 100 [-pg postgres://...] [-hold 20s] [-every 300ms]
 //
 // With -thread N it measures something else: what a thread of N turns
 // sends the model, with compaction at -window tokens and without it, on

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -17,6 +18,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -30,6 +32,7 @@ import (
 	"github.com/parleyhq/parley/internal/openaimock"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/openai"
+	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
 	"github.com/parleyhq/parley/tools"
 )
@@ -44,8 +47,29 @@ func main() {
 	window := flag.Int("window", assistant.DefaultContextWindow, "with -thread: the context window in tokens")
 	corpus := flag.String("corpus", "../shared/guardcorpus/benign.jsonl", "with -thread: JSONL prose, one {\"text\"} per line")
 	claims := flag.Bool("claims", true, "check the model's claims of changes (false: Config.DisableClaimCheck)")
+	conc := flag.Int("c", 1, "turns in flight at once, on each side (with -parked: the parked turns)")
+	parked := flag.Bool("parked", false, "instead: park -c turns on a slow model and measure what each costs while in flight")
+	every := flag.Duration("every", 300*time.Millisecond, "with -parked: the slow model's time between deltas")
+	hold := flag.Duration("hold", 20*time.Second, "with -parked: how long the parked turns are measured")
+	pg := flag.String("pg", "", "with -parked: a PostgreSQL DSN; the Engine uses store/sqlstore on it (default memstore)")
+	parkedSideFlag := flag.String("parked-side", "", "run one side of -parked: raw or engine (used by the parent)")
+	baseFlag := flag.String("base", "", "with -parked-side: the mock server's base URL (used by the parent)")
 	flag.Parse()
+	if *conc < 1 {
+		log.Fatal("-c must be at least 1")
+	}
 	checkClaims = *claims
+	if *parked || *parkedSideFlag != "" {
+		o := parkedOpts{n: *conc, every: *every, hold: *hold, pg: *pg}
+		do := func() error { return runParked(o) }
+		if *parkedSideFlag != "" {
+			do = func() error { return parkedSide(*parkedSideFlag, *baseFlag, o) }
+		}
+		if err := do(); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if *thread > 0 {
 		if err := runThread(*thread, *window, *corpus); err != nil {
 			log.Fatal(err)
@@ -62,14 +86,21 @@ func main() {
 	}
 	defer stop()
 
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	raw := rawTurn(base, client)
-	eng, firstBlock := engineTurn(base, client)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: max(4, *conc)}}
+	rawCtx := rawTurn(base, client)
+	raw := func(int) { rawCtx(context.Background()) }
+	engCtx, firstBlock := engineTurn(base, "", client, *conc, memstore.New())
+	eng := func(w int) { engCtx(context.Background(), w) }
 
 	for range 30 { // warm up both paths and the connection pool
-		raw()
-		eng()
+		raw(0)
+		eng(0)
 	}
+	if *conc > 1 { // open as many connections as turns in flight
+		run(*conc, *conc, raw)
+		run(*conc, *conc, eng)
+	}
+	firstBlock() // forget the warm-up's latencies
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -82,16 +113,22 @@ func main() {
 	}
 	// Alternate the two sides in batches so drift in machine load (other
 	// processes, thermal, GC) falls on both equally.
-	const batches = 10
+	// Under concurrency a batch holds at least two turns per worker, so
+	// most of it runs with -c turns in flight.
+	batches := 10
+	if *conc > 1 {
+		batches = max(1, min(10, *turns/(2**conc)))
+	}
 	var rawM, engM result
 	for range batches {
-		rawM = rawM.add(measure(*turns/batches, raw))
-		engM = engM.add(measure(*turns/batches, eng))
+		rawM = rawM.add(measure(*turns/batches, *conc, raw))
+		engM = engM.add(measure(*turns/batches, *conc, eng))
 	}
 	rawM, engM = rawM.div(batches), engM.div(batches)
 	lat := firstBlock()
 
-	fmt.Printf("turn: 2 tool rounds + %d text deltas; %d turns each; GOMAXPROCS=%d\n\n", textDeltas, *turns, runtime.GOMAXPROCS(0))
+	fmt.Printf("turn: 2 tool rounds + %d text deltas; %d turns each in %d alternating batches; %d in flight; GOMAXPROCS=%d\n\n",
+		textDeltas, *turns/batches*batches, batches, *conc, runtime.GOMAXPROCS(0))
 	fmt.Println("| path | CPU per turn | allocs per turn | bytes per turn | wall per turn |")
 	fmt.Println("|---|---|---|---|---|")
 	rawM.row("raw openai-go")
@@ -118,16 +155,15 @@ func (r result) row(name string) {
 	fmt.Printf("| %s | %v | %.0f | %.0f | %v |\n", name, r.cpu.Round(time.Microsecond), r.allocs, r.bytes, r.wall.Round(time.Microsecond))
 }
 
-// measure runs fn n times and returns per-run CPU (user+system of this
-// process), wall time and allocations.
-func measure(n int, fn func()) result {
+// measure runs fn n times, c at once, and returns per-run CPU (user+system
+// of this process), wall time and allocations. Wall time is the batch's
+// divided by n: under concurrency, the inverse of throughput.
+func measure(n, c int, fn func(worker int)) result {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	c0, t0 := cpuTime(), time.Now()
-	for range n {
-		fn()
-	}
+	run(n, c, fn)
 	wall, cpu := time.Since(t0), cpuTime()-c0
 	runtime.ReadMemStats(&m1)
 	return result{
@@ -136,6 +172,26 @@ func measure(n int, fn func()) result {
 		allocs: float64(m1.Mallocs-m0.Mallocs) / float64(n),
 		bytes:  float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n),
 	}
+}
+
+// run runs fn n times on c workers (at most n); worker w calls fn(w).
+func run(n, c int, fn func(worker int)) {
+	if c <= 1 {
+		for range n {
+			fn(0)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := range min(c, n) {
+		wg.Go(func() {
+			for next.Add(1) <= int64(n) {
+				fn(w)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func cpuTime() time.Duration {
@@ -164,7 +220,8 @@ func script() []openaimock.Response {
 	}
 }
 
-// serveMock serves the script in rotation on a loopback port.
+// serveMock serves the script on a loopback port. A request gets the
+// response after as many as it carries tool results, so turns may overlap.
 func serveMock() {
 	var servers []*openaimock.Server
 	for _, r := range script() {
@@ -172,9 +229,19 @@ func serveMock() {
 		s.SetFallback(r)
 		servers = append(servers, s)
 	}
-	var n atomic.Uint64
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		servers[(n.Add(1)-1)%uint64(len(servers))].ServeHTTP(w, r)
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			return
+		}
+		round := min(bytes.Count(body, []byte(`"role":"tool"`)), len(servers)-1)
+		var every, n int // /slow/{every ms}/{deltas}/v1: the answer is slow (-parked)
+		if _, err := fmt.Sscanf(r.URL.Path, "/slow/%d/%d/", &every, &n); err == nil && round == len(servers)-1 {
+			serveSlow(w, r, time.Duration(every)*time.Millisecond, n)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		servers[round].ServeHTTP(w, r)
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -218,18 +285,21 @@ const systemPrompt = "You are the assistant built into the host's application. U
 
 var weatherSchema = json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`)
 
-// rawTurn is the baseline: the same three calls made with openai-go directly.
-func rawTurn(base string, hc *http.Client) func() {
+// rawTurn is the baseline: the same three calls made with openai-go
+// directly. If ctx carries a firstDeltaKey, the first text delta's time is
+// stored there.
+func rawTurn(base string, hc *http.Client) func(ctx context.Context) {
 	svc := oai.NewChatCompletionService(option.WithBaseURL(base), option.WithHTTPClient(hc), option.WithMaxRetries(0))
 	var schema map[string]any
 	_ = json.Unmarshal(weatherSchema, &schema)
 	toolsParam := []oai.ChatCompletionToolUnionParam{oai.ChatCompletionFunctionTool(oai.FunctionDefinitionParam{
 		Name: "get_weather", Description: oai.String("Weather for a city."), Parameters: schema,
 	})}
-	return func() {
+	return func(ctx context.Context) {
+		first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
 		msgs := []oai.ChatCompletionMessageParamUnion{oai.SystemMessage(systemPrompt), oai.UserMessage("What is the weather in Paris and Berlin?")}
 		for round := 0; ; round++ {
-			stream := svc.NewStreaming(context.Background(), oai.ChatCompletionNewParams{
+			stream := svc.NewStreaming(ctx, oai.ChatCompletionNewParams{
 				Model: "mock-model", Messages: msgs, Tools: toolsParam,
 				StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
 			})
@@ -240,6 +310,9 @@ func rawTurn(base string, hc *http.Client) func() {
 				ch := stream.Current()
 				for _, c := range ch.Choices {
 					text.WriteString(c.Delta.Content)
+					if first != nil && c.Delta.Content != "" {
+						first.CompareAndSwap(0, time.Now().UnixNano())
+					}
 					for _, tc := range c.Delta.ToolCalls {
 						for int(tc.Index) >= len(calls) {
 							calls = append(calls, call{})
@@ -272,17 +345,28 @@ func rawTurn(base string, hc *http.Client) func() {
 	}
 }
 
-// timedProvider records when the wrapped provider yields its first text delta.
+// timedProvider records when the wrapped provider yields the first text
+// delta of a turn, in the *atomic.Int64 (unix nanos) its context carries.
+// A context carrying slowKey is served by slow instead (-parked).
 type timedProvider struct {
 	providers.Provider
-	first atomic.Int64 // unix nanos of the first text delta of the current turn
+	slow providers.Provider
 }
 
+type firstDeltaKey struct{}
+
+type slowKey struct{}
+
 func (p *timedProvider) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
+	first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
+	prov := p.Provider
+	if p.slow != nil && ctx.Value(slowKey{}) != nil {
+		prov = p.slow
+	}
 	return func(yield func(providers.Event, error) bool) {
-		for ev, err := range p.Provider.Stream(ctx, req) {
-			if ev.Kind == providers.TextDelta {
-				p.first.CompareAndSwap(0, time.Now().UnixNano())
+		for ev, err := range prov.Stream(ctx, req) {
+			if ev.Kind == providers.TextDelta && first != nil {
+				first.CompareAndSwap(0, time.Now().UnixNano())
 			}
 			if !yield(ev, err) {
 				return
@@ -294,8 +378,10 @@ func (p *timedProvider) Stream(ctx context.Context, req *providers.Request) iter
 // checkClaims is the -claims flag.
 var checkClaims = true
 
-// engineTurn is a whole Parley turn over the same server.
-func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
+// engineTurn is a whole Parley turn over the same server. Each of the
+// workers is its own user, as MaxTurnsPerUser caps one user's turns.
+// A turn whose context carries slowKey calls the model at slowBase.
+func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.Store) (func(ctx context.Context, worker int), func() latencies) {
 	weather := tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", InputSchema: weatherSchema},
 		func(_ context.Context, _ tools.Call, in struct {
 			City string `json:"city"`
@@ -307,33 +393,59 @@ func engineTurn(base string, hc *http.Client) (func(), func() latencies) {
 		log.Fatal(err)
 	}
 	tp := &timedProvider{Provider: openai.New(openai.Config{BaseURL: base, Model: "mock-model", HTTPClient: hc})}
+	if slowBase != "" {
+		tp.slow = openai.New(openai.Config{BaseURL: slowBase, Model: "mock-model", HTTPClient: hc})
+	}
 	eng, err := assistant.New(assistant.Config{
-		Provider: tp, Store: memstore.New(), Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
+		Provider: tp, Store: st, Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 		DisableClaimCheck: !checkClaims,
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	u := parley.User{ID: "bench", Roles: []string{"user"}}
-	var lat latencies
-	buf := make([]byte, 0, 4096)
-	turn := func() {
-		tp.first.Store(0)
+	type worker struct {
+		u   parley.User
+		lat latencies
+		buf []byte
+	}
+	ws := make([]worker, workers)
+	for i := range ws {
+		ws[i] = worker{u: parley.User{ID: "bench", Roles: []string{"user"}}, buf: make([]byte, 0, 4096)}
+		if workers > 1 {
+			ws[i].u.ID = fmt.Sprint("bench-", i)
+		}
+	}
+	turn := func(ctx context.Context, w int) {
+		wk := &ws[w]
+		first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
+		if first == nil {
+			first = new(atomic.Int64)
+			ctx = context.WithValue(ctx, firstDeltaKey{}, first)
+		}
 		var firstBlock int64
-		for b := range eng.Stream(context.Background(), u, assistant.Request{Message: "What is the weather in Paris and Berlin?"}) {
+		for b := range eng.Stream(ctx, wk.u, assistant.Request{Message: "What is the weather in Paris and Berlin?"}) {
 			if b.Kind == blocks.Markdown && firstBlock == 0 {
 				firstBlock = time.Now().UnixNano()
 			}
 			if b.Kind == blocks.Error {
 				log.Fatalf("turn failed: %s", b.ErrorCode)
 			}
-			buf = blocks.AppendNDJSON(buf[:0], &b)
+			wk.buf = blocks.AppendNDJSON(wk.buf[:0], &b)
 		}
-		if f := tp.first.Load(); f != 0 && firstBlock != 0 {
-			lat = append(lat, time.Duration(firstBlock-f))
+		if f := first.Load(); f != 0 && firstBlock != 0 {
+			wk.lat = append(wk.lat, time.Duration(firstBlock-f))
 		}
 	}
-	return turn, func() latencies { return lat }
+	// latencies returns those recorded since the last call (call it
+	// between runs).
+	return turn, func() latencies {
+		var all latencies
+		for i := range ws {
+			all = append(all, ws[i].lat...)
+			ws[i].lat = ws[i].lat[:0]
+		}
+		return all
+	}
 }
 
 type latencies []time.Duration
