@@ -488,7 +488,10 @@ func TestCancelledCallerContextDoesNotStopTheTurn(t *testing.T) {
 
 func TestCancelOnDetachStopsTheTurnAndKeepsPartialOutput(t *testing.T) {
 	base := runtime.NumGoroutine()
-	p := fake.New(fake.Turn{fake.Text("partial "), fake.Delay(10 * time.Second), fake.Text("never")})
+	// The text ends a sentence: the claim check (claims.go) holds prose
+	// back until its sentence ends, and the caller must see it before the
+	// delay, not with the rest after it.
+	p := fake.New(fake.Turn{fake.Text("Partial answer. "), fake.Delay(10 * time.Second), fake.Text("never")})
 	h := newHarness(t, p, func(c *assistant.Config) { c.CancelOnDetach = true })
 	var id string
 	for b := range h.eng.Stream(context.Background(), alice, assistant.Request{Message: "x"}) {
@@ -500,7 +503,7 @@ func TestCancelOnDetachStopsTheTurnAndKeepsPartialOutput(t *testing.T) {
 		}
 	}
 	m := h.waitStatus(t, id)
-	if m.Status != store.StatusCancelled || !strings.Contains(m.Blocks[0].Content, "partial") {
+	if m.Status != store.StatusCancelled || !strings.Contains(m.Blocks[0].Content, "Partial answer.") || strings.Contains(m.Blocks[0].Content, "never") {
 		t.Errorf("stored %s %+v, want cancelled with the partial text", m.Status, m.Blocks)
 	}
 	settleGoroutines(t, base)
