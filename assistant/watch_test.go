@@ -32,7 +32,7 @@ func parkedTurn() fake.Turn {
 // connections carry the application name it returns, to find its LISTEN.
 func pushedInstances(t *testing.T, p providers.Provider) (a, b *assistant.Engine, sa *sqlstore.Store, appA string, admin *sql.DB) {
 	t.Helper()
-	dsn := sqltest.PostgresDSN(t) // skips without PARLEY_TEST_POSTGRES_DSN
+	dsn := sqltest.PostgresDSN(t)                        // skips without PARLEY_TEST_POSTGRES_DSN
 	appA = fmt.Sprintf("parley-watch-%x", rand.Uint64()) // PostgreSQL keeps 63 bytes of a name
 	mk := func(app string) (*assistant.Engine, *sqlstore.Store) {
 		st, err := sqlstore.New(sqltest.OpenPostgres(t, withAppName(t, dsn, app)), sqlstore.Options{})
