@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/memstore"
 	"github.com/parleyhq/parley/store/sqlstore"
 )
 
@@ -224,4 +226,57 @@ func TestPostgresTheWatcherEndsWithTheLastTurn(t *testing.T) {
 		}
 	}
 	settleGoroutines(t, base)
+}
+
+// batchCounter is a Store that counts the batched reads of the Engine's
+// watcher.
+type batchCounter struct {
+	*memstore.Store
+	batches atomic.Int64
+}
+
+func (c *batchCounter) GetThreads(ctx context.Context, ids []string) (map[string]store.Thread, error) {
+	c.batches.Add(1)
+	return c.Store.GetThreads(ctx, ids)
+}
+
+// Without pushed changes (memory, SQLite) the watcher polls all live turns'
+// threads in one read: a cancel on another Engine sharing the Store stops
+// the turn, and the reads are batches, not one per turn.
+func TestACancelOnAnotherEngineIsFoundByTheBatchedPoll(t *testing.T) {
+	st := &batchCounter{Store: memstore.New()}
+	mk := func(p providers.Provider) *assistant.Engine {
+		eng, err := assistant.New(assistant.Config{
+			Provider: p, Store: st, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
+			CancelPollInterval: 20 * time.Millisecond, DrainTimeout: 50 * time.Millisecond, MaxTurnsPerUser: -1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return eng
+	}
+	p := fake.New()
+	p.SetDefault(parkedTurn())
+	a, b := mk(p), mk(fake.New())
+	const turns = 10
+	var metas []blocks.MetaInfo
+	var rests []<-chan []blocks.Block
+	for range turns {
+		m, r := startTurn(t, a, assistant.Request{Message: "x"})
+		metas, rests = append(metas, m), append(rests, r)
+	}
+	for _, m := range metas {
+		if err := b.Cancel(context.Background(), alice, m.ThreadID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range rests {
+		stoppedWith(t, r, assistant.CodeCancelled)
+	}
+	if err := a.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st.batches.Load() == 0 {
+		t.Error("the watcher never read the threads in a batch")
+	}
 }
