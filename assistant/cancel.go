@@ -21,7 +21,9 @@ var (
 )
 
 // Cancel stops the running turn of a thread, on this instance at once and on
-// any other instance sharing the Store within Config.CancelPollInterval. The
+// any other instance sharing the Store as soon as its watcher learns of it:
+// at once when the Store pushes changes (store.ThreadWatcher; sqlstore on
+// PostgreSQL), else within Config.CancelPollInterval. The
 // turn keeps what it streamed so far, persisted with status cancelled. It
 // needs the right to write the thread (its owner); a thread with no running
 // turn is cancelled harmlessly, and the next message clears the request.
@@ -87,24 +89,18 @@ func (s *stopper) err() error {
 	return e
 }
 
-// watch runs beside the turn whose reply is reply until done closes. It
-// polls the thread, stopping the turn when a cancel is requested or a
-// newer message arrives from any instance, and checkpoints the partial
+// watch runs beside the turn until done closes, checkpointing the partial
 // reply as a heartbeat (and once at the first block, signalled on first),
 // so a turn whose process dies is found by SweepInterrupted with what it
-// had.
-func (s *stopper) watch(ctx context.Context, e *Engine, reply store.Message, first <-chan struct{}, checkpoint func(), done <-chan struct{}) {
-	poll, beat := e.cfg.CancelPollInterval, e.cfg.HeartbeatInterval
-	every := beat
-	if poll > 0 && (every <= 0 || poll < every) {
-		every = poll
+// had. Cancels and newer messages from other instances are the Engine's
+// one watcher's (watchLive), not each turn's.
+func (s *stopper) watch(beat time.Duration, first <-chan struct{}, checkpoint func(), done <-chan struct{}) {
+	var tick <-chan time.Time
+	if beat > 0 {
+		t := time.NewTicker(beat)
+		defer t.Stop()
+		tick = t.C
 	}
-	if every <= 0 {
-		return
-	}
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	lastBeat := time.Now()
 	for {
 		select {
 		case <-done:
@@ -115,43 +111,122 @@ func (s *stopper) watch(ctx context.Context, e *Engine, reply store.Message, fir
 			// A process killed before the first heartbeat still leaves the
 			// start of the answer, not an empty reply.
 			checkpoint()
-			lastBeat = time.Now()
-		case now := <-tick.C:
-			if beat > 0 && now.Sub(lastBeat) >= beat {
-				checkpoint()
-				lastBeat = now
+		case <-tick:
+			checkpoint()
+		}
+	}
+}
+
+// stopCause says why a running turn that began with reply must stop, given
+// its thread as read now (found false: deleted), or nil if it may go on.
+func stopCause(th store.Thread, found bool, reply liveTurn) error {
+	switch {
+	case !found:
+		// Deleted for good, here or on another instance: nothing more of
+		// this turn may run, be charged or be written.
+		return errThreadDeleted
+	case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(reply.since):
+		// Only a cancel requested since this turn began is for it.
+		return errCancelRequested
+	case th.LastSeq > reply.seq:
+		return errSuperseded
+	}
+	return nil
+}
+
+// watchSafetyNet is how often the watcher of a Store that pushes changes
+// (store.ThreadWatcher) still reads all live turns' threads, in one
+// batch, in case a notification was lost.
+const watchSafetyNet = 5 * time.Second
+
+// watchLive is the Engine's one watcher of its live turns' threads, for
+// cancels, newer messages and deletions requested on other instances. It
+// runs while the process has live turns (liveTurns starts and stops it).
+// With a store.ThreadWatcher it wakes on each pushed change and checks the
+// changed threads' live turns, plus all of them every watchSafetyNet;
+// otherwise it checks all of them every CancelPollInterval. Each check is
+// one read for all the threads it covers when the Store is a
+// store.ThreadBatch.
+func (e *Engine) watchLive(ctx context.Context, wake <-chan struct{}) {
+	defer e.running.done()
+	poll := e.cfg.CancelPollInterval
+	var ended chan error // the push watch's result; nil when not pushing
+	if w, ok := e.cfg.Store.(store.ThreadWatcher); ok {
+		ended = make(chan error, 1)
+		go func() { ended <- w.WatchThreads(ctx, e.live.mark) }()
+		poll = max(poll, watchSafetyNet)
+	}
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if ended != nil {
+				<-ended
 			}
-			if poll > 0 && s.poll(ctx, e, reply) {
-				return
+			return
+		case err := <-ended:
+			// Not supported after all (SQLite): poll instead.
+			ended = nil
+			if !errors.Is(err, errors.ErrUnsupported) {
+				e.cfg.Logger.WarnContext(ctx, "assistant: watch threads (polling instead)", "err", err)
+			}
+			tick.Reset(e.cfg.CancelPollInterval)
+			e.live.mark("")
+		case <-wake:
+			e.checkLive(ctx, e.live.take(wake))
+		case <-tick.C:
+			e.checkLive(ctx, nil)
+		}
+	}
+}
+
+// checkLive reads the threads of the live turns in ids (nil: all) and
+// stops each turn its thread says must stop.
+func (e *Engine) checkLive(ctx context.Context, ids map[string]bool) {
+	turns := e.live.snapshot(ids)
+	if len(turns) == 0 {
+		return
+	}
+	threads, err := e.readThreads(ctx, turns)
+	if err != nil {
+		if ctx.Err() == nil {
+			e.cfg.Logger.WarnContext(ctx, "assistant: watch for cancel", "threads", len(turns), "err", err)
+		}
+		return
+	}
+	for id, live := range turns {
+		th, found := threads[id]
+		for s, reply := range live {
+			if cause := stopCause(th, found, reply); cause != nil {
+				s.cancel(cause)
 			}
 		}
 	}
 }
 
-// poll reads the thread of reply and stops the turn if it was deleted, a
-// cancel was requested since the turn began, or a newer message arrived.
-// It reports whether it stopped the turn.
-func (s *stopper) poll(ctx context.Context, e *Engine, reply store.Message) bool {
-	th, err := e.cfg.Store.GetThread(ctx, reply.ThreadID)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		// Deleted for good, here or on another instance: nothing more of
-		// this turn may run, be charged or be written.
-		s.cancel(errThreadDeleted)
-	case err != nil:
-		if ctx.Err() == nil {
-			e.cfg.Logger.WarnContext(ctx, "assistant: poll for cancel", "thread", reply.ThreadID, "err", err)
-		}
-		return false
-	case th.CancelRequestedAt != nil && !th.CancelRequestedAt.Before(reply.CreatedAt):
-		// Only a cancel requested since this turn began is for it.
-		s.cancel(errCancelRequested)
-	case th.LastSeq > reply.Seq:
-		s.cancel(errSuperseded)
-	default:
-		return false
+// readThreads reads the threads of turns: in one read when the Store is a
+// store.ThreadBatch, else one by one. A deleted thread is absent.
+func (e *Engine) readThreads(ctx context.Context, turns map[string]map[*stopper]liveTurn) (map[string]store.Thread, error) {
+	ids := make([]string, 0, len(turns))
+	for id := range turns {
+		ids = append(ids, id)
 	}
-	return true
+	if b, ok := e.cfg.Store.(store.ThreadBatch); ok {
+		return b.GetThreads(ctx, ids)
+	}
+	out := make(map[string]store.Thread, len(ids))
+	for _, id := range ids {
+		th, err := e.cfg.Store.GetThread(ctx, id)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			out[id] = th
+		}
+	}
+	return out, nil
 }
 
 // SweepInterrupted marks the replies of turns whose worker died — no
@@ -177,24 +252,51 @@ func (e *Engine) SweepInterrupted(ctx context.Context) (int, error) {
 }
 
 // liveTurns indexes the stoppers of this process's running turns by
-// thread: the fast path of Cancel and supersession.
+// thread: the fast path of Cancel and supersession, and what the Engine's
+// one watcher (watchLive) checks. The watcher runs while there is a live
+// turn: add starts it with spawn, and the last remove stops it.
 type liveTurns struct {
 	mu    sync.Mutex
-	turns map[string]map[*stopper]struct{}
+	turns map[string]map[*stopper]liveTurn
+	spawn func(ctx context.Context, wake <-chan struct{}) // starts watchLive; nil: no watcher
+	halt  context.CancelFunc                              // stops the running watcher; nil when none runs
+	// What the running watcher should check next: the threads marked, or
+	// all; wake (capacity 1) says something is marked.
+	dirty map[string]bool
+	all   bool
+	wake  chan struct{}
 }
 
-func (l *liveTurns) add(threadID string, s *stopper) {
+// liveTurn is what the watcher needs of a live turn's reply: a cancel
+// requested at or after since, or a message after seq, stops it.
+type liveTurn struct {
+	since time.Time
+	seq   int
+}
+
+func (l *liveTurns) add(threadID string, s *stopper, reply store.Message) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.turns == nil {
-		l.turns = make(map[string]map[*stopper]struct{})
+		l.turns = make(map[string]map[*stopper]liveTurn)
 	}
 	set := l.turns[threadID]
 	if set == nil {
-		set = make(map[*stopper]struct{})
+		set = make(map[*stopper]liveTurn)
 		l.turns[threadID] = set
 	}
-	set[s] = struct{}{}
+	set[s] = liveTurn{since: reply.CreatedAt, seq: reply.Seq}
+	if l.halt == nil && l.spawn != nil {
+		// Each watcher has its own wake channel, so one that is stopping
+		// never takes what is marked for the next.
+		var ctx context.Context
+		ctx, l.halt = context.WithCancel(context.Background())
+		l.wake, l.dirty, l.all = make(chan struct{}, 1), nil, false
+		l.spawn(ctx, l.wake)
+	}
+	// A cancel or a newer message that came between the turn's first write
+	// and now was notified before the turn was here to be found: check once.
+	l.markLocked(threadID)
 }
 
 func (l *liveTurns) remove(threadID string, s *stopper) {
@@ -204,6 +306,71 @@ func (l *liveTurns) remove(threadID string, s *stopper) {
 	if len(l.turns[threadID]) == 0 {
 		delete(l.turns, threadID)
 	}
+	if len(l.turns) == 0 && l.halt != nil {
+		l.halt()
+		l.halt, l.wake, l.dirty, l.all = nil, nil, nil, false
+	}
+}
+
+// mark asks the watcher to check the live turns of a thread ("": all).
+func (l *liveTurns) mark(threadID string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.markLocked(threadID)
+}
+
+func (l *liveTurns) markLocked(threadID string) {
+	if l.halt == nil {
+		return // no watcher runs
+	}
+	if threadID == "" {
+		l.all = true
+	} else if !l.all {
+		if l.dirty == nil {
+			l.dirty = make(map[string]bool)
+		}
+		l.dirty[threadID] = true
+	}
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns what was marked for the watcher woken on wake and clears
+// it: nil means all. A watcher that was stopped gets nothing.
+func (l *liveTurns) take(wake <-chan struct{}) map[string]bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if wake != l.wake {
+		return map[string]bool{}
+	}
+	ids := l.dirty
+	if l.all {
+		ids = nil
+	} else if ids == nil {
+		ids = map[string]bool{} // woken with nothing left to check
+	}
+	l.dirty, l.all = nil, false
+	return ids
+}
+
+// snapshot copies the live turns of the threads in ids (nil: all).
+func (l *liveTurns) snapshot(ids map[string]bool) map[string]map[*stopper]liveTurn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]map[*stopper]liveTurn)
+	for id, set := range l.turns {
+		if ids != nil && !ids[id] {
+			continue
+		}
+		cp := make(map[*stopper]liveTurn, len(set))
+		for s, r := range set {
+			cp[s] = r
+		}
+		out[id] = cp
+	}
+	return out
 }
 
 // stopWait stops every running turn of the thread and waits until each

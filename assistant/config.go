@@ -172,9 +172,13 @@ type Config struct {
 	// CancelOnDetach cancels the turn when the consumer stops iterating or
 	// the caller's context ends. By default the turn completes and persists.
 	CancelOnDetach bool
-	// CancelPollInterval is how often a running turn reads its thread to
-	// notice a cancel request or a newer message from another instance
-	// (default 250ms; negative: never, leaving only this process's fast path).
+	// CancelPollInterval is how often the Engine's one watcher of its
+	// running turns reads their threads, in one batch, to notice a cancel
+	// request, a newer message or a deletion from another instance
+	// (default 250ms; negative: never, leaving only this process's fast
+	// path). When the Store pushes changes (a store.ThreadWatcher, as
+	// sqlstore on PostgreSQL), the watcher wakes on each, and the batched
+	// read is only a safety net, every 5s or CancelPollInterval if longer.
 	CancelPollInterval time.Duration
 	// HeartbeatInterval is how often a running turn checkpoints its partial
 	// reply (default 5s); Engine.SweepInterrupted treats a reply silent for

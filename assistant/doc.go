@@ -65,7 +65,8 @@
 //	                 the loop, and the refusal of one off topic
 //	loop.go          the agentic loop: compaction, model calls, tool rounds
 //	persist.go       replyWrites: the heartbeat, the stop write and the final write
-//	cancel.go        stopper: cancel, supersession and timeout, and the watch
+//	cancel.go        stopper: cancel, supersession and timeout; the heartbeat's
+//	                 watch; the Engine's one watcher of its live turns' threads
 //	quota.go         reserve, release and charge
 //
 // # Threads and feedback

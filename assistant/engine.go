@@ -47,6 +47,12 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.DisableGuard {
 		e.guard = nil
 	}
+	if cfg.CancelPollInterval > 0 {
+		e.live.spawn = func(ctx context.Context, wake <-chan struct{}) {
+			e.running.add() // Wait waits for the watcher too
+			go e.watchLive(ctx, wake)
+		}
+	}
 	return e, nil
 }
 

@@ -108,7 +108,7 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 		return nil, err
 	}
 	// The new message supersedes a turn still running on the thread: here
-	// at once, on other instances when their poll sees LastSeq grow.
+	// at once, on other instances when their watcher sees LastSeq grow.
 	e.live.stop(t.thread.ID, errSuperseded)
 	e.running.add()
 	started = true
@@ -259,7 +259,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 		defer t.stop.markStored()
 		t.writes.stopWrite(&t.out, t.stop.err())
 	})
-	e.live.add(t.thread.ID, &t.stop)
+	e.live.add(t.thread.ID, &t.stop, t.reply)
 	unlink := func() bool { return false }
 	if e.cfg.CancelOnDetach {
 		unlink = context.AfterFunc(ctx, cancel)
@@ -320,7 +320,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		done, watched := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(watched)
-			t.stop.watch(ctx, t.e, t.reply, t.writes.first, func() { t.writes.checkpoint(ctx, &t.out, &t.stop) }, done)
+			t.stop.watch(t.e.cfg.HeartbeatInterval, t.writes.first, func() { t.writes.checkpoint(ctx, &t.out, &t.stop) }, done)
 		}()
 		defer func() {
 			close(done)

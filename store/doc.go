@@ -16,9 +16,12 @@
 // at most one of them active; Preferences keeps each user's model choice
 // (one per user, replaced by the next). The Engine checks with a type
 // assertion, as io/fs does for fs.ReadFileFS, so a Store without them is
-// still a Store. memstore and sqlstore implement all three; storetest
-// checks each when it is there and skips its cases, naming it, when it is
-// not.
+// still a Store. ThreadBatch (many threads in one read) and ThreadWatcher
+// (thread changes pushed from other processes) serve the Engine's one
+// watcher of its running turns. memstore and sqlstore implement the
+// first three and ThreadBatch; sqlstore also implements ThreadWatcher,
+// which it supports on PostgreSQL only. storetest checks each when it is
+// there and skips its cases, naming it, when it is not.
 //
 // # Errors
 //

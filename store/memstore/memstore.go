@@ -164,6 +164,22 @@ func (s *Store) ArchiveThread(ctx context.Context, id string, at time.Time) erro
 	})
 }
 
+// GetThreads implements store.ThreadBatch.
+func (s *Store) GetThreads(ctx context.Context, ids []string) (map[string]store.Thread, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make(map[string]store.Thread, len(ids))
+	for _, id := range ids {
+		if th, ok := s.threads[id]; ok {
+			out[id] = th.snapshot()
+		}
+	}
+	return out, nil
+}
+
 // RequestCancel implements store.Threads. A later request replaces an
 // earlier one.
 func (s *Store) RequestCancel(ctx context.Context, id string, at time.Time) error {

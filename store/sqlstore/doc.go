@@ -13,7 +13,11 @@
 // parley_feedback, parley_system_prompts, parley_model_preferences,
 // parley_auto_approvals, parley_audit and parley_schema_migrations. A Store
 // is also a store.FeedbackStore, a store.SystemPrompts, a
-// store.Preferences and a store.AutoApprovals.
+// store.Preferences, a store.AutoApprovals, a store.ThreadBatch and a
+// store.ThreadWatcher (on PostgreSQL: triggers NOTIFY the channel
+// parley_threads with a thread's id when its cancel request or last message
+// changes or it is deleted, and WatchThreads LISTENs on one connection of
+// the pool while it runs; give the pool one connection more for it).
 //
 // # Dialects
 //
@@ -21,7 +25,8 @@
 // "sqlite"; pure Go, no cgo: the embedded default) is SQLite,
 // github.com/jackc/pgx/v5/stdlib ("pgx") is PostgreSQL. Another driver for
 // either database needs Options.Dialect; those two are the ones tested.
-// The package imports no driver: the host links the one it opens. It needs
+// The package imports no driver: the host links the one it opens (it does
+// import pgx's core package, for WatchThreads' LISTEN on a pgx connection). It needs
 // PostgreSQL 11 or later, and SQLite 3.37 or later (UPDATE ... RETURNING,
 // STRICT tables), which modernc.org/sqlite bundles.
 //

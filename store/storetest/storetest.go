@@ -35,6 +35,8 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"SystemPrompts", promptCases},
 		{"Preferences", preferenceCases},
 		{"AutoApprovals", autoApprovalCases},
+		{"ThreadBatch", batchCases},
+		{"ThreadWatcher", watchCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -1,0 +1,2 @@
+-- Parley store, version 11: PostgreSQL notifies thread changes (for
+-- store.ThreadWatcher); SQLite has no notifications: nothing to do here.

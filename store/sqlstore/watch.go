@@ -1,0 +1,121 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/parleyhq/parley/store"
+)
+
+var (
+	_ store.ThreadBatch   = (*Store)(nil)
+	_ store.ThreadWatcher = (*Store)(nil)
+)
+
+// threadsChannel is the PostgreSQL notification channel the triggers of
+// migration 0011 notify with a thread's id when its cancel time or last_seq
+// changes or it is deleted.
+const threadsChannel = "parley_threads"
+
+// batchIDs bounds the ids of one GetThreads query.
+const batchIDs = 500
+
+// GetThreads implements store.ThreadBatch with one query per 500 ids.
+func (s *Store) GetThreads(ctx context.Context, ids []string) (map[string]store.Thread, error) {
+	const op = "get threads"
+	if err := ctx.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	out := make(map[string]store.Thread, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), batchIDs)
+		chunk := ids[:n]
+		ids = ids[n:]
+		a := make([]any, len(chunk))
+		for i, id := range chunk {
+			a[i] = id
+		}
+		q := `SELECT ` + threadSelect + ` FROM parley_threads WHERE id IN (?` + strings.Repeat(`, ?`, len(chunk)-1) + `)`
+		ths, err := queryAll(ctx, s.db, s.rebind(q), a, s.scanThread)
+		if err != nil {
+			return nil, fail(ctx, op, err)
+		}
+		for _, t := range ths {
+			out[t.ID] = t
+		}
+	}
+	return out, nil
+}
+
+// WatchThreads implements store.ThreadWatcher on PostgreSQL with LISTEN on
+// one connection of its own, taken from the pool for as long as it
+// watches (so the pool must allow one more connection than the host's
+// other work needs) and closed, never returned to the pool, when the watch
+// ends or the connection fails. It reconnects after a failure, backing off
+// from 100 ms to 5 s. On SQLite it returns errors.ErrUnsupported.
+func (s *Store) WatchThreads(ctx context.Context, changed func(threadID string)) error {
+	if s.dialect != Postgres {
+		return fmt.Errorf("sqlstore: watch threads on %s: %w", s.dialect, errors.ErrUnsupported)
+	}
+	wait := 100 * time.Millisecond
+	for {
+		listened, err := s.listen(ctx, changed)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if errors.Is(err, errors.ErrUnsupported) {
+			return err
+		}
+		if listened {
+			wait = 100 * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// listen holds one LISTEN session until ctx ends or the connection fails,
+// and reports whether LISTEN succeeded.
+func (s *Store) listen(ctx context.Context, changed func(threadID string)) (listened bool, err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	err = conn.Raw(func(dc any) error {
+		pc, ok := dc.(interface{ Conn() *pgx.Conn })
+		if !ok {
+			return fmt.Errorf("sqlstore: watch threads: driver connection %T is not pgx's: %w", dc, errors.ErrUnsupported)
+		}
+		c := pc.Conn()
+		if _, err := c.Exec(ctx, "LISTEN "+threadsChannel); err != nil {
+			return driver.ErrBadConn
+		}
+		listened = true
+		changed("") // what changed while nobody listened is not notified
+		for {
+			n, err := c.WaitForNotification(ctx)
+			if err != nil {
+				// The session is LISTENing (or broken): never hand it back
+				// to the pool, where notifications would pile up.
+				return driver.ErrBadConn
+			}
+			changed(n.Payload)
+		}
+	})
+	if errors.Is(err, driver.ErrBadConn) {
+		err = sql.ErrConnDone
+	}
+	return listened, err
+}
