@@ -314,10 +314,10 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 				}
 				*done |= aReveal
 				out = aimFinding(v, vb, t, PromptExtraction, sev, out)
-			case vb.class&(aAsIf|aTreat) != 0 && t.class&(aRules|aLimit) != 0 && own && voidAfter(hs, ti) && *done&aRules == 0:
+			case vb.class&(aAsIf|aTreat) != 0 && t.class&(aRules|aLimit) != 0 && own && after(hs, ti, aVoid) && *done&aRules == 0:
 				*done |= aRules
 				out = aimFinding(v, vb, t, InstructionOverride, High, out)
-			case vb.class&aAsk != 0 && t.class&aRules != 0 && (your || strong) && sayAfter(hs, ti) && *done&aReveal == 0:
+			case vb.class&aAsk != 0 && t.class&aRules != 0 && (your || strong) && after(hs, ti, aSay) && *done&aReveal == 0:
 				sev := Severity(Medium)
 				if strong {
 					sev = High
@@ -390,20 +390,11 @@ func mineBetween(hs []aimHit, vb, t aimHit) bool {
 	return false
 }
 
-// voidAfter reports a void word after the target hs[ti] in its clause.
-func voidAfter(hs []aimHit, ti int) bool {
+// after reports a word of class c after the target hs[ti] in its clause
+// ("... as cancelled", "... say?").
+func after(hs []aimHit, ti int, c aimClass) bool {
 	for _, h := range hs[ti+1:] {
-		if h.class&aVoid != 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// sayAfter reports a "say" word after the target hs[ti] in its clause.
-func sayAfter(hs []aimHit, ti int) bool {
-	for _, h := range hs[ti+1:] {
-		if h.class&aSay != 0 {
+		if h.class&c != 0 {
 			return true
 		}
 	}
