@@ -53,10 +53,12 @@ const (
 	aLead                           // please, now, you must: before an imperative
 	aNeg                            // nicht, ne pas, non: a negated verb of another language
 	aAbove                          // the above, lo anterior, 以上内容: what came before, as a whole
+	aOutput                         // response, reply, solution: the reply being written (documents only)
+	aShape                          // add, include, merge: verbs that shape a reply
 )
 
 // aimVerbs are the classes of verbs.
-const aimVerbs = aDismiss | aWeak | aReveal | aAsIf | aTreat | aSupersede
+const aimVerbs = aDismiss | aWeak | aReveal | aAsIf | aTreat | aSupersede | aShape
 
 // aimEntry is one normalized lexicon entry.
 type aimEntry struct {
@@ -117,7 +119,7 @@ var aimedTables = sync.OnceValue(func() *aimLexicon {
 })
 
 // aimTargets are the classes of targets: a clause without one is not read.
-const aimTargets = aRules | aLimit | aGate | aAbove
+const aimTargets = aRules | aLimit | aGate | aAbove | aOutput
 
 // The text around a target that is read for its verb and own words, in
 // bytes of the normalized text: a verb and its own words come before the
@@ -170,6 +172,8 @@ type aimScratch struct {
 	// that holds one unless it is sure (classifier.go).
 	negated [][2]int
 	regions [][2]int // the spans read in full
+	// doc is document mode: the reply's own words (aOutput) are targets.
+	doc bool
 }
 
 // aimed adds the aimed detector's findings on v, at most one per category.
@@ -183,7 +187,8 @@ func aimed(v *view, as *aimScratch, out []rawFinding) []rawFinding {
 	// finds the regions worth reading, and only they are read in full.
 	regions := as.regions[:0]
 	lx.targets.each(b, func(id, start int) {
-		if !lx.entries[lx.ids[id]].ok(b, start, start+int(lx.targets.lens[id])) {
+		ent := &lx.entries[lx.ids[id]]
+		if !ent.ok(b, start, start+int(lx.targets.lens[id])) || !as.doc && ent.class&aimTargets == aOutput {
 			return
 		}
 		s, e := max(0, start-aimBefore), min(len(b), start+int(lx.targets.lens[id])+aimAfter)
@@ -258,13 +263,17 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 	for _, h := range hs {
 		all |= h.class
 	}
-	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk) == 0 {
+	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk|aShape|aOutput) == 0 {
 		return out
 	}
 	question := hs[0].en && hs[0].class&aQuestion != 0 && clauseStart(b, hs[0].start) == hs[0].start
 	for ti, t := range hs {
 		if t.class&aimTargets == 0 {
 			continue
+		}
+		if t.class&aOutput != 0 && as.doc && *done&aOutput == 0 && aimOutput(b, hs, ti, question) {
+			*done |= aOutput
+			out = aimFinding(v, hs[0], t, InstructionOverride, Medium, out)
 		}
 		own, your, strong, mine := ownNear(hs, ti)
 		for vi, vb := range hs {
@@ -340,6 +349,84 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 		}
 	}
 	return out
+}
+
+// aimOutput reports whether the clause of the target hs[ti], a word for a
+// reply in a document, tells the document's reader how to write its
+// reply: a clause that opens with "in your response", or "your
+// response" after an English order that shapes it ("Merge the following code into your solution", "Please
+// remove spaces from your response"). Negated orders count too: "do not
+// mention the refund in your reply" is as much an order to the reader.
+// It reads English only, and the word right before the target's own
+// words must be "your".
+func aimOutput(b []byte, hs []aimHit, ti int, question bool) bool {
+	t := hs[ti]
+	if !t.en {
+		return false
+	}
+	p, ok := yourBefore(b, t.start)
+	if !ok {
+		return false
+	}
+	if clauseOpens(b, p) {
+		return true
+	}
+	if question {
+		return false
+	}
+	for _, vb := range hs[:ti] {
+		if vb.class&aShape == 0 || !vb.en || t.start-vb.end > 2*aimVerbReach {
+			continue
+		}
+		k := clauseStart(b, vb.start)
+		for _, neg := range [...]string{"do not ", "don't ", "never "} {
+			if strings.HasPrefix(string(b[k:vb.start]), neg) {
+				k += len(neg)
+				break
+			}
+		}
+		if imperativeFrom(b, hs, k, vb.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// yourBefore finds "your" before p, with at most two words between ("your
+// code implementation"), and returns where it starts.
+func yourBefore(b []byte, p int) (int, bool) {
+	lo := max(0, p-40)
+	for words, k := 0, p; k > lo && words <= 3; words++ {
+		for k > lo && !isWordish(b[k-1]) {
+			k--
+		}
+		e := k
+		for k > lo && isWordish(b[k-1]) {
+			k--
+		}
+		if string(b[k:e]) == "your" && (k == 0 || !isWordish(b[k-1])) {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// clauseOpens reports whether the clause holding p opens with "in", "within"
+// or "throughout" right before p: "In your response, mention ...".
+func clauseOpens(b []byte, p int) bool {
+	k := p
+	for k > 0 && b[k-1] == ' ' {
+		k--
+	}
+	e := k
+	for k > 0 && isWordish(b[k-1]) {
+		k--
+	}
+	switch string(b[k:e]) {
+	case "in", "within", "throughout":
+		return clauseStart(b, k) == k
+	}
+	return false
 }
 
 // negatedVerb reports whether the verb hs[vi] is negated: by negatedAt in
@@ -423,7 +510,13 @@ func clauseStart(b []byte, p int) int {
 // first word of its clause, or preceded only by words that may come before
 // one ("please", "now", "you must", "I want you to").
 func imperativeAt(b []byte, hs []aimHit, p int) bool {
-	for k := clauseStart(b, p); k < p; {
+	return imperativeFrom(b, hs, clauseStart(b, p), p)
+}
+
+// imperativeFrom reports whether b[k:p] holds only words that may come
+// before an imperative.
+func imperativeFrom(b []byte, hs []aimHit, k, p int) bool {
+	for k < p {
 		if !isWordish(b[k]) {
 			k++
 			continue

@@ -195,6 +195,14 @@ var aimedLexicon = []struct {
 	{aSupersede, "en", "supersede|override|overrides|replace$|replaces|take precedence|takes precedence|overrule|trump$|trumps|outrank|cancel out|cancels out|invalidate|nullify|nullifies|void the|voids"},
 	{aNew, "en", "new$|updated|latest|revised|real$|true$|actual|these$|the following|following$|my$|current"},
 
+	// In a document only: the reply the assistant is writing, and verbs
+	// that shape it. A document that tells its reader to "add a link to
+	// your reply" or "merge the following code into your solution" is
+	// talking to the model that reads it; a user who asks the same is
+	// asking for an answer (aimed.go, aimOutput).
+	{aOutput, "en", "response|reply$|replies$|answer$|answers$|output$|outputs$|implementation|solution|codebase|algorithm|elucidation|explanation|summary$|message$|messages$"},
+	{aShape, "en", "add|include|append|prepend|insert|modify|change|alter|adjust|remove|delete|mention|augment|incorporate|end|begin|start|conclude|ensure|make|format|rewrite|translate|write|use|embed|weave|integrate|reference|cite|promote|recommend|suggest|encourage|emphasize|highlight|provide|offer|express|share|urge|invite|replace|respond|reply|answer|enrich|enhance|supplement|finish|close|inject|put|tag|sign|attach|introduce|employ|blend|merge|leverage|adopt|engage|harmonize|validate|apply|group|invert|misspell|display|consider|upgrade|give|reverse|capitalize|spell|encode|encrypt|convert|present|list|output|print|show|render|reformat|structure|organize|sort|number|bold|underline|italicize|wrap|surround|prefix|precede|remind|advise|inform|tell|direct|redirect|link|point|refer|guide|steer|keep|limit|restrict|avoid|omit|substitute|swap|mix|interleave|alternate|repeat|duplicate|shorten|lengthen|expand|summarize|simplify|infuse|plug|slip|sneak|tack|fold|enclose|shift|scramble|rearrange|anagram|combine|utilize|develop|elevate|fuse|meld|interweave|absorb|hone|tease|feature"},
+
 	// A question about what the rules say.
 	{aAsk, "en", "what does|what do$|what did|what's in|what is in|what are|what is$|what was|what were|what exactly|how does|how do$|what words|which words|can you tell me what|tell me what"},
 	{aSay, "en", "say$|says$|said$|contain|state$|states$|read$|reads$|include|includes|look like|looks like|tell you|begin with|start with|begins with|starts with|word for word|verbatim"},

@@ -347,6 +347,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 	if !g.allowlisted(n.main.b) {
 		sc.st.doc = sc.doc
 		out = tab.inj.scan(n, &sc.st, out)
+		sc.aim.doc = sc.doc
 		out = aimed(&n.main, &sc.aim, out)
 		out = g.learned(tab, sc, out)
 	}
