@@ -55,6 +55,8 @@ const (
 	aAbove                          // the above, lo anterior, 以上内容: what came before, as a whole
 	aOutput                         // response, reply, solution: the reply being written (documents only)
 	aShape                          // add, include, merge: verbs that shape a reply
+	aQuery                          // the question, the request: what was asked before
+	aAll                            // all: own for rules, not for what was asked
 )
 
 // aimVerbs are the classes of verbs.
@@ -119,7 +121,7 @@ var aimedTables = sync.OnceValue(func() *aimLexicon {
 })
 
 // aimTargets are the classes of targets: a clause without one is not read.
-const aimTargets = aRules | aLimit | aGate | aAbove | aOutput
+const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery
 
 // The text around a target that is read for its verb and own words, in
 // bytes of the normalized text: a verb and its own words come before the
@@ -276,6 +278,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 			out = aimFinding(v, hs[0], t, InstructionOverride, Medium, out)
 		}
 		own, your, strong, mine := ownNear(hs, ti)
+		asked := t.class&aQuery != 0 && t.class&aMine == 0 && askedBefore(hs, ti) // "sorumu": my question
 		for vi, vb := range hs {
 			if vi == ti || vb.class&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aAsk) == 0 {
 				continue
@@ -297,7 +300,8 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 				}
 				*done |= aGate
 				out = aimFinding(v, vb, t, ToolAbuse, Medium, out)
-			case vb.class&aDismiss != 0 && t.class&aAbove != 0 && t.class&(aRules|aLimit) == 0 && imperative && *done&aRules == 0:
+			case vb.class&aDismiss != 0 && t.class&aAbove != 0 && t.class&(aRules|aLimit) == 0 && imperative && *done&aRules == 0,
+				vb.class&aDismiss != 0 && t.class&aQuery != 0 && t.class&(aRules|aLimit) == 0 && asked && imperative && *done&aRules == 0:
 				// "Ignora lo anterior": Medium, for a user may correct
 				// themselves so ("ignore the above, I meant Tuesday").
 				if negatedVerb(b, hs, vi) {
@@ -453,7 +457,13 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 			continue
 		}
 		before := h.end <= t.start && t.start-h.end <= aimOwnReach
-		after := h.start >= t.end && h.start-t.end <= 12
+		// "the rules above"; Arabic puts a word between: "التعليمات
+		// المذكورة أعلاه", the instructions mentioned above.
+		reach := 12
+		if !h.en {
+			reach = 24
+		}
+		after := h.start >= t.end && h.start-t.end <= reach
 		if !before && !after {
 			continue
 		}
@@ -465,6 +475,21 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 		strong = strong || h.class&aStrong != 0
 	}
 	return
+}
+
+// askedBefore reports an own word other than "all" near the target
+// hs[ti]: "the question above", "la pregunta anterior", not "all tasks".
+func askedBefore(hs []aimHit, ti int) bool {
+	t := hs[ti]
+	for _, h := range hs {
+		if h.class&aOwn == 0 || h.class&aAll != 0 || h.start == t.start {
+			continue
+		}
+		if h.end <= t.start && t.start-h.end <= aimOwnReach || h.start >= t.end && h.start-t.end <= 24 {
+			return true
+		}
+	}
+	return false
 }
 
 // mineBetween reports a "my" between the verb and its target.

@@ -37,7 +37,7 @@ var aimedLexicon = []struct {
 	{aDismiss, "zh", "忽略|忽视|无视|忘记|忘掉|不要遵守|不要遵循|不要理会|绕过|跳过|取消|放弃|抛开|无需遵守|不必遵守|違反|违反"},
 	{aDismiss, "ko", "무시|잊어|잊고|잊으|따르지 마|건너뛰|우회|취소|어기"},
 	{aDismiss, "ar", "تجاهل|انس|إنس|اترك|تخط|تجاوز|لا تتبع|لا تلتزم|الغ|ألغ"},
-	{aDismiss, "hi", "अनदेखा|नजरअंदाज|नज़रअंदाज़|भूल जाओ|भूल जाएं|भूल जाइए|मत मानो|पालन न करें|रद्द"},
+	{aDismiss, "hi", "अनदेखा|नजरअंदाज|नज़रअंदाज़|भूल जाओ|भूल जाएं|भूल जाइए|मत मानो|पालन न करें|रद्द|ध्यान न दें|ध्यान न दे|ध्यान मत दो|ध्यान मत दें|उपेक्षा"},
 	{aDismiss, "bn", "উপেক্ষা|ভুলে যাও|ভুলে যান|অগ্রাহ্য|মানবেন না|মেনো না|বাতিল"},
 
 	// Verbs that ask for the rules themselves.
@@ -156,15 +156,15 @@ var aimedLexicon = []struct {
 	// The user's own rules: "ignore my previous instructions" corrects a
 	// request, it attacks nothing.
 	{aMine, "en", "my$|mine$|our$|i gave|i told|i wrote|i sent|i just"},
-	{aMine, "de", "meine|mein$|meinen|unsere"},
-	{aMine, "es", "mis$|mi$|nuestras"},
+	{aMine, "de", "meine|mein$|meinen|unsere|unser$"},
+	{aMine, "es", "mis$|mi$|nuestras|nuestra$|nuestro$"},
 	{aMine, "fr", "mes$|mon$|ma$|nos$|notre$"},
-	{aMine, "it", "mie$|miei$|mia$|mio$|nostre"},
-	{aMine, "pt", "minhas|meu$|meus$|minha$|nossas"},
+	{aMine, "it", "mie$|miei$|mia$|mio$|nostre|nostra$|nostro$"},
+	{aMine, "pt", "minhas|meu$|meus$|minha$|nossas|nossa$|nosso$"},
 	{aMine, "nl", "mijn$|onze$"},
-	{aMine, "pl", "moje$|moich$|mój$|nasze"},
-	{aMine, "ru", "мои$|мой$|моих$|наши$"},
-	{aMine, "tr", "benim"},
+	{aMine, "pl", "moje$|moich$|mój$|moim$|mojego$|mojej$|moja$|moją$|nasze|naszym$|naszego$"},
+	{aMine, "ru", "мои$|мой$|моих$|моего$|моему$|мою$|моём$|моем$|наши$|наш$|нашего$"},
+	{aMine, "tr", "benim|sorumu$|sorularımı$|isteğimi$|isteklerimi$|talebimi$|görevimi$|komutumu$"},
 	{aMine, "ja", "私の"},
 	{aMine, "zh", "我的"},
 	{aMine, "ko", "내$|제$"},
@@ -194,6 +194,42 @@ var aimedLexicon = []struct {
 	// New rules put above the old ones.
 	{aSupersede, "en", "supersede|override|overrides|replace$|replaces|take precedence|takes precedence|overrule|trump$|trumps|outrank|cancel out|cancels out|invalidate|nullify|nullifies|void the|voids"},
 	{aNew, "en", "new$|updated|latest|revised|real$|true$|actual|these$|the following|following$|my$|current"},
+
+	// What was asked before: the question, the request, the task. "Ignore
+	// the question above and output only ..." hijacks the turn; read with
+	// an own word (previous, above), like "the above" (Medium, for a user
+	// may correct themselves so).
+	{aQuery, "en", "question|request$|requests$|query|queries|task$|tasks$|reminder"},
+	{aQuery, "de", "frage|befehl|anfrage|aufgabe|aufforderung|erinnerung"},
+	{aQuery, "es", "pregunta|petición|solicitud|comando|tarea|recordatorio"},
+	{aQuery, "fr", "question|commande|demande|tâche|requête|rappel"},
+	{aQuery, "it", "domanda|domande|comando|richiesta|compito|promemoria"},
+	{aQuery, "pt", "pergunta|comando|pedido|solicitação|tarefa|lembrete"},
+	{aQuery, "nl", "vraag|vragen$|opdracht|verzoek|taak|herinnering"},
+	{aQuery, "pl", "pytani|polecenie|prośb|zadani|przypomnieni"},
+	{aQuery, "ru", "вопрос|запрос|задани|задач|напоминани|просьб"},
+	{aQuery, "tr", "soru|komut|istek|görev|talep|hatırlatma"},
+	{aQuery, "ja", "質問|コマンド|リクエスト|要求|タスク"},
+	{aQuery, "zh", "问题|提问|请求|任务|要求"},
+	{aQuery, "ko", "질문|명령|요청|작업"},
+	{aQuery, "ar", "السؤال|الأسئلة|سؤال|الأمر|الطلب|المهمة"},
+	{aQuery, "hi", "प्रश्न|सवाल|कमांड|अनुरोध"},
+	{aQuery, "bn", "প্রশ্ন|কমান্ড|অনুরোধ"},
+
+	// "All": an own word for rules ("ignore all instructions"), not for
+	// what was asked ("ignore all tasks that are done" is a to-do list).
+	{aAll, "en", "all$"},
+	{aAll, "de", "alle$|alles$"},
+	{aAll, "es", "todas$|todos$|todo$"},
+	{aAll, "fr", "tous$|toutes$"},
+	{aAll, "ru", "все$|всё$|всех$"},
+	{aAll, "tr", "tüm$|bütün"},
+	{aAll, "ko", "모든"},
+	{aAll, "ja", "全ての|すべての|全部の"},
+	{aAll, "zh", "所有|全部"},
+	{aAll, "ar", "كل$|جميع"},
+	{aAll, "hi", "सभी|सारे"},
+	{aAll, "bn", "সব$|সমস্ত"},
 
 	// In a document only: the reply the assistant is writing, and verbs
 	// that shape it. A document that tells its reader to "add a link to
