@@ -109,6 +109,8 @@ func run(dir string, loso, skip bool, only []string) error {
 	fmt.Println("## Leave one source out, text in other languages than English: the threshold's trade-off")
 	tradeOff(l, func(s guardcorpus.Sample) bool { return s.Lang != "en" && s.Lang != "und" })
 	fmt.Println()
+	scopeTrial(l)
+	fmt.Println()
 	fmt.Println("## Leave one source out: a higher threshold for text that does not read as English (guardmodel.LooksEnglish)")
 	fmt.Printf("%9s %14s %14s %16s %16s\n", "non-en +", "+rules recall", "+rules FP", "other-lang recall", "other-lang FP")
 	english := make([]bool, len(l.Samples))
