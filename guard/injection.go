@@ -24,6 +24,7 @@ type ruleSpec struct {
 	raw    bool   // no word-boundary check (markup rules)
 	cjk    bool   // no word-boundary check (scripts without spaces)
 	lead   lead   // what must come before a match
+	doc    bool   // reported in document mode only (CheckDocument)
 }
 
 // lead is what a rule requires before its match. A rule with a lead is
@@ -120,6 +121,7 @@ type rule struct {
 	anch  []*lazyRE
 	first []int32
 	lead  lead
+	doc   bool // see ruleSpec.doc
 }
 
 // injectionSet is the compiled injection rules and their prefilters.
@@ -222,7 +224,7 @@ func compileInjection(specs []ruleSpec, phrases []compactPhrase, fast bool) (*in
 		}
 		tree := re.tree
 		sets := usefulSets(requirements(tree))
-		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lead: sp.lead, neg: sp.neg}
+		r := rule{name: sp.name, cat: sp.cat, sev: sp.sev, re: re, bounded: bounded, lead: sp.lead, neg: sp.neg, doc: sp.doc}
 		var anch []*lazyRE
 		if fast && sp.lead == leadNone {
 			anch = anchoredRule(ruleBody(tree, bounded), bounded, false)
@@ -434,7 +436,7 @@ func (set *injectionSet) scanView(b []byte, v *view, via string, regions [][2]in
 			return
 		}
 		r := set.kwRule[id]
-		if st.found.has(int(r)) {
+		if st.found.has(int(r)) || set.rules[r].doc && !st.doc {
 			return
 		}
 		s, e := max(0, start-winRadius), min(len(b), start+winRadius)

@@ -54,6 +54,37 @@ var injectionRules = []ruleSpec{
 		kw: []string{"your real", "your true", "your actual", "your new", "your only real", "instead of", "rather than"},
 		re: `(?:your (?:real|true|actual|new|only real) (?:task|goal|purpose|objective|mission|directive|job) (?:is|now is|will be|from now on is)|(?:instead of|rather than) (?:following |doing |completing )?(?:your|the) (?:original|previous|initial|assigned|current|given) (?:task|instructions|job|goal|prompt))`,
 	},
+	// A document that speaks to the model reading it: text a tool returns
+	// or a page holds has no business addressing "the AI", telling it what
+	// to answer when the user asks, staging a conversation turn, or telling
+	// it to set the rest of the text aside. A user may write all of these
+	// to the assistant, so they are read in documents only, at Medium: the
+	// document is fenced as data, not withheld.
+	{
+		name: "injection/doc-addressed", cat: InstructionOverride, sev: Medium, doc: true,
+		kw: []string{"note to", "note for", "message to", "message for", "instructions for", "instruction for", "instructions to"},
+		re: `(?:note|message|instructions?) (?:to|for) (?:the |any |all |an |every )?(?:automated|ai|a i|llms?|language models?|assistants?|chatbots?|bots?|screening (?:systems?|software|tools?)|analysis (?:systems?|software|tools?)|(?:ai|language) models?|gpt|chatgpt|claude|gemini|copilot)`,
+	},
+	{
+		name: "injection/doc-if-user", cat: InstructionOverride, sev: Medium, doc: true,
+		kw: []string{"if user", "if the user", "if a user", "if any user", "if users", "if the users", "when the user", "when a user", "when user"},
+		re: `(?:if|when) (?:the |a |any )?users? (?:asks?|requests?|wants?|inquires?|queries|questions?)~(?:reply|respond|answer|say|tell|output|print|write|state|return|claim)`,
+	},
+	{
+		name: "injection/doc-role", cat: InstructionOverride, sev: Medium, doc: true, lead: leadNonLetter,
+		kw: []string{"system", "assistant", "user", "human"},
+		re: `(?:system|assistant|user|human):…(?:ignore|disregard|forget|focus (?:only|exclusively|solely)|you (?:must|should|will|are to|may not)|i want you to|tell the user|provide it to the user|respond with|reply with|answer with|print|output)`,
+	},
+	{
+		name: "injection/doc-set-aside", cat: InstructionOverride, sev: Medium, doc: true, neg: true,
+		kw: []string{"ignor", "disregard", "forget"},
+		re: `(?:ignore|disregard|forget)(?: (?:all|any|the|these|those|other|remaining|previous|earlier|prior|negative|positive|further|following|more|upcoming|coming|rest|of))*(?: [\pL-]+)? (?:info|information|indicators?|snippets?|text|documents?|content|context|data|results|sources|evidence|findings)|ignore (?:them|it|this|that|those) and (?:instead )?(?:focus|only|just|print|output|say|reply|respond|tell)`,
+	},
+	{
+		name: "injection/doc-only-this", cat: InstructionOverride, sev: Medium, doc: true,
+		kw: []string{"with only", "only with"},
+		re: `(?:reply|respond|answer|output|say|return) (?:only with|with only) (?:the following|this|these (?:words|sentences?)|the text)`,
+	},
 	// Role and persona hijack.
 	{
 		name: "injection/you-are-now", cat: RoleHijack, sev: High,
