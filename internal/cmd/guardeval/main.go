@@ -111,26 +111,23 @@ func run(dir string, loso, skip bool, only []string) error {
 	fmt.Println()
 	scopeTrial(l)
 	fmt.Println()
-	fmt.Println("## Leave one source out: a higher threshold for text that does not read as English (guardmodel.LooksEnglish)")
-	fmt.Printf("%9s %14s %14s %16s %16s\n", "non-en +", "+rules recall", "+rules FP", "other-lang recall", "other-lang FP")
+	fmt.Println("## Leave one source out: the English threshold and a higher one for text that does not read as English (guardmodel.LooksEnglish)")
+	fmt.Printf("%9s %9s %14s %14s %16s %16s\n", "English +", "non-en +", "+rules recall", "+rules FP", "other-lang recall", "other-lang FP")
 	english := make([]bool, len(l.Samples))
 	for i, s := range l.Samples {
 		english[i] = guardmodel.LooksEnglish([]byte(guard.Normalize(s.Text).Text))
 	}
-	for _, extra := range []float32{0, 0.5, 1, 1.5, 2, 3} {
-		k := 0
-		v := func(s guardcorpus.Sample) bool {
-			t := float32(0)
-			if !english[k] {
-				t = extra
-			}
-			f := l.Margin[k] >= t || l.Also[k]
-			k++
-			return f
+	for _, base := range []float32{0, 0.5, 1, 1.5, 2} {
+		for _, extra := range []float32{0, 0.5, 1, 1.5, 2, 3} {
+			all := verdictOf(l, func(i int) float32 {
+				if !english[i] {
+					return base + extra
+				}
+				return base
+			})
+			other := all.Lang(func(lang string) bool { return lang != "en" && lang != "und" })
+			fmt.Printf("%9.1f %9.1f %13.1f%% %13.2f%% %15.1f%% %15.2f%%\n", base, extra, all.Recall.Rate(), all.FalsePos.Rate(), other.Recall.Rate(), other.FalsePos.Rate())
 		}
-		all := guardlab.Evaluate(l.Samples, v)
-		other := all.Lang(func(lang string) bool { return lang != "en" && lang != "und" })
-		fmt.Printf("%9.1f %13.1f%% %13.2f%% %15.1f%% %15.2f%%\n", extra, all.Recall.Rate(), all.FalsePos.Rate(), other.Recall.Rate(), other.FalsePos.Rate())
 	}
 	return nil
 }
