@@ -43,7 +43,7 @@ var moreRealWords = []string{
 
 // typoMargin is how far below the learned layer's Medium threshold the
 // typo view still runs.
-const typoMargin = 3
+const typoMargin = 4.5
 
 // typoContext is how far around the learned layer's best window the typo
 // view reads: the window is where an attack's words are, and a long text

@@ -128,6 +128,18 @@ type LOSO struct {
 	Samples []guardcorpus.Sample
 	Margin  []float32 // score - Medium threshold; >= 0 is flagged
 	Also    []bool
+	// Shift is the TrainConfig.Shift the thresholds were set with.
+	Shift float64
+}
+
+// Reshift moves the margins to thresholds set with shift instead: the
+// weights do not depend on TrainConfig.Shift, only the thresholds do.
+func (l *LOSO) Reshift(shift float64) {
+	d := float32(shift - l.Shift)
+	for i := range l.Margin {
+		l.Margin[i] -= d
+	}
+	l.Shift = shift
 }
 
 // Report is the scorecard when a sample is flagged at margin >= shift,
@@ -172,7 +184,7 @@ func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, a
 	}
 	slices.Sort(keys)
 	feats := Featurize(samples)
-	out := &LOSO{}
+	out := &LOSO{Shift: cfg.Shift}
 	var sc guardmodel.Scratch
 	for _, g := range keys {
 		if progress != nil {

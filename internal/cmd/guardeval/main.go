@@ -151,6 +151,10 @@ func leaveOneOut(samples []guardcorpus.Sample, only []string, rules guardlab.Ver
 			if err := json.Unmarshal(b, l); err != nil {
 				return nil, err
 			}
+			if l.Shift == 0 {
+				return nil, fmt.Errorf("%s: written before the file kept its calibration shift; run again without the file", losoFile)
+			}
+			l.Reshift(guardlab.DefaultTrainConfig.Shift)
 			// The file holds the texts; their labels come from the corpus.
 			byKey := make(map[[2]string]guardcorpus.Sample, len(samples))
 			for _, s := range samples {
