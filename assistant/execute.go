@@ -138,3 +138,25 @@ func (e *Engine) admitExecute(ctx context.Context, a *actor, call providers.Tool
 	}
 	return tools.Result{}, false, nil
 }
+
+// ScreenForModel is the text another model may read of r, the result of
+// tool that ExecuteTool ran for u: where a result goes to a model that is
+// not this Engine's (an MCP client's), it is screened as a chat turn
+// screens a tool result for its own. That is r's envelope
+// (tools.MarshalForModel, scrubbed of credentials), or, when the guard
+// finds instructions planted in it, the envelope with the records that
+// hold them withheld, the whole fenced as data, or a notice that it was
+// withheld; withheld is the number of records withheld, or -1 for all of
+// it. What is withheld is audited (AuditGuardToolResult, source
+// "direct"). The tokens a model-backed guard judge spends are charged to
+// u, as ExecuteTool's are.
+func (e *Engine) ScreenForModel(ctx context.Context, u parley.User, tool string, r tools.Result) (text string, withheld int) {
+	content := string(tools.MarshalForModel(scrubResult(r)))
+	var judged judgeSpend
+	a := &actor{e: e, u: u}
+	// No budget cuts it: the caller asked for the whole result, and the
+	// fence adds a bounded head.
+	text, withheld = a.screenResult(withJudgeSpend(ctx, &judged), providers.ToolCall{ID: "direct_" + tool, Name: tool}, content, "direct", len(content)+1024)
+	e.chargeJudged(ctx, u, &judged)
+	return text, withheld
+}

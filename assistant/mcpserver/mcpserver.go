@@ -329,7 +329,10 @@ func (h *Handler) call(ctx context.Context, req *mcp.CallToolRequest) (*mcp.Call
 		}
 		return errorResult(err), nil
 	}
-	return resultOf(r), nil
+	// The result goes to the client's model: screened as a turn's model
+	// reads a tool result, a planted instruction withheld or fenced.
+	text, _ := h.eng.ScreenForModel(ctx, u, req.Params.Name, r)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: !r.OK}, nil
 }
 
 // resultOf is the tool's result envelope as the client's model reads it
