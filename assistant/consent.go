@@ -55,12 +55,15 @@ const approvalConfirmed = "confirmed" // the user approved it when asked (Execut
 // waits for their decision in the app (awaitDecision). It returns the
 // result and how the call was approved, for the audit row.
 func (a *actor) confirmed(ctx context.Context, o offeredTool, c *providers.ToolCall, transport string, confirm ConfirmFunc) (tools.Result, time.Duration, string) {
-	pctx, cancel := context.WithTimeout(ctx, a.e.cfg.ToolTimeout)
+	// The dry run is a tool call of its own, traced as a turn's is.
+	sctx, span := a.e.tel.startTool(ctx, a.e.guard, *c, true)
+	pctx, cancel := context.WithTimeout(sctx, a.e.cfg.ToolTimeout)
 	dry, err := tools.Propose(pctx, o.tool, tools.Call{ID: c.ID, User: a.u, ThreadID: a.thread.ID, Args: c.Args})
 	cancel()
 	if err != nil {
-		a.e.cfg.Logger.Warn("assistant: dry run failed", "tool", c.Name, "err", err)
+		a.e.cfg.Logger.WarnContext(sctx, "assistant: dry run failed", "tool", c.Name, "err", err)
 	}
+	span.end(sctx, a.e.guard, dry, err)
 	if !dry.OK {
 		return dry, 0, "" // invalid arguments, or the dry run refused: nothing to approve
 	}

@@ -95,10 +95,12 @@ func (e *Engine) ExecuteTool(ctx context.Context, u parley.User, req ExecuteRequ
 	if refusal, refused, err := e.admitExecute(ctx, a, call, transport, approval); refused || err != nil {
 		return refusal, err
 	}
-	// A model-backed judge's tokens are u's, as in a turn.
+	// A model-backed judge's tokens are u's, as in a turn: the arguments'
+	// scan, and the tool span's redaction of recorded content.
 	var judged judgeSpend
-	_, withheld, argsRefusal := a.checkArgs(withJudgeSpend(ctx, &judged), call)
-	e.chargeJudged(ctx, u, &judged)
+	ctx = withJudgeSpend(ctx, &judged)
+	defer e.chargeJudged(context.WithoutCancel(ctx), u, &judged)
+	_, withheld, argsRefusal := a.checkArgs(ctx, call)
 	switch {
 	case argsRefusal != nil:
 		r = *argsRefusal

@@ -432,3 +432,29 @@ func TestTelemetryExecuteToolAndToolRate(t *testing.T) {
 	}
 	noIDs(t, m)
 }
+
+// A program's call of a change is dry run before its user is asked: the
+// dry run is an execute_tool span marked dry_run, then the approved run is
+// another.
+func TestTelemetryConsentDryRunHasASpan(t *testing.T) {
+	var o *observed
+	h := newHarness(t, fake.New(), func(c *assistant.Config) { o = observe(c) })
+	approve := func(context.Context, assistant.Confirmation) assistant.Consent { return assistant.Approved }
+	if r, err := h.eng.ExecuteTool(context.Background(), alice, assistant.ExecuteRequest{Tool: "add_note", Transport: "mcp", Confirm: approve}); err != nil || !r.OK {
+		t.Fatalf("ExecuteTool: %+v, %v", r, err)
+	}
+	var dry, run int
+	for _, s := range o.spans.Ended() {
+		if s.Name() != "execute_tool add_note" {
+			continue
+		}
+		if v, ok := attrOf(s, "parley.tool.dry_run"); ok && v.AsBool() {
+			dry++
+		} else {
+			run++
+		}
+	}
+	if dry != 1 || run != 1 {
+		t.Fatalf("execute_tool add_note spans: %d dry runs and %d runs, want one of each (%v)", dry, run, o.names())
+	}
+}
