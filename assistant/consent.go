@@ -101,7 +101,7 @@ func (a *actor) awaitDecision(ctx context.Context, o offeredTool, c *providers.T
 		return tools.Fail(tools.CodeInternal, "The approval could not be prepared.")
 	}
 	token := newToken()
-	c.ID = transport + "_" + token[:16]
+	c.ID = transport + "_" + newToken()[:16] // not the token's: the call id is seen where the token must not be
 	th := a.thread
 	if th.ID == "" {
 		th = store.Thread{OwnerID: a.u.ID, Title: heuristicTitle("Approve: " + summary)}

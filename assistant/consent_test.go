@@ -52,6 +52,15 @@ func TestExecuteForAProgramRunsAChangeOnlyWithTheUsersConsent(t *testing.T) {
 	if err != nil || len(ps) != 1 || ps[0].Tool != "add_note" {
 		t.Fatalf("the app shows %+v %v, want add_note's card", ps, err)
 	}
+	// The call id is seen wherever the call is (blocks, model messages,
+	// audit): none of the card's token is in it.
+	stored, err := h.store.ListProposals(ctx, pending.ThreadID)
+	if err != nil || len(stored) != 1 {
+		t.Fatalf("stored proposals %+v, %v", stored, err)
+	}
+	if id := strings.TrimPrefix(stored[0].CallID, "mcp_"); len(id) < 8 || strings.Contains(stored[0].Token, id[:8]) {
+		t.Errorf("call id %q shares the card token's characters", stored[0].CallID)
+	}
 	if r := run(assistant.Approved); !r.OK || h.runs["add_note"].Load() != 1 || asked != 3 {
 		t.Fatalf("approved: %+v, ran %d, asked %d", r, h.runs["add_note"].Load(), asked)
 	}
