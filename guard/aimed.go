@@ -268,12 +268,19 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk|aShape|aOutput) == 0 {
 		return out
 	}
-	question := hs[0].en && hs[0].class&aQuestion != 0 && clauseStart(b, hs[0].start) == hs[0].start
-	for ti, t := range hs {
+	cl := newClause(b, hs)
+	question := hs[0].en && hs[0].class&aQuestion != 0 && cl.start == hs[0].start
+	ch := hs
+	for ti0, t := range ch {
 		if t.class&aimTargets == 0 {
 			continue
 		}
-		if t.class&aOutput != 0 && as.doc && *done&aOutput == 0 && aimOutput(b, hs, ti, question) {
+		// Only the hits near the target are read with it, so a clause of
+		// any length costs time in proportion to its hits.
+		lo, _ := slices.BinarySearchFunc(ch, t.start-aimBefore, func(h aimHit, p int) int { return h.start - p })
+		hi, _ := slices.BinarySearchFunc(ch, t.end+aimAfter+1, func(h aimHit, p int) int { return h.start - p })
+		hs, ti := ch[lo:hi], ti0-lo
+		if t.class&aOutput != 0 && as.doc && *done&aOutput == 0 && aimOutput(b, hs, ti, question, cl) {
 			*done |= aOutput
 			out = aimFinding(v, hs[0], t, InstructionOverride, Medium, out)
 		}
@@ -292,7 +299,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 			if mineBetween(hs, vb, t) || mine {
 				continue
 			}
-			imperative := !vb.en || !question && imperativeAt(b, hs, vb.start)
+			imperative := !vb.en || !question && cl.imperative(vb.start)
 			switch {
 			case vb.class&(aDismiss|aWeak) != 0 && t.class&aGate != 0 && imperative && *done&aGate == 0:
 				if negatedVerb(b, hs, vi) {
@@ -344,7 +351,10 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 		if t.class&aRules != 0 && t.en && *done&aRules == 0 && ti > 1 && hs[ti-1].class&aNew != 0 && t.start-hs[ti-1].end <= 1 &&
 			hs[ti-2].class&(aYour|aMine) != 0 && hs[ti-1].start-hs[ti-2].end <= 1 {
 			for _, s := range hs[ti+1:] {
-				if s.class&aSupersede != 0 && s.start-t.end <= aimOwnReach {
+				if s.start-t.end > aimOwnReach {
+					break
+				}
+				if s.class&aSupersede != 0 {
 					*done |= aRules
 					out = aimFinding(v, hs[ti-2], s, InstructionOverride, High, out)
 					break
@@ -363,7 +373,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 // mention the refund in your reply" is as much an order to the reader.
 // It reads English only, and the word right before the target's own
 // words must be "your".
-func aimOutput(b []byte, hs []aimHit, ti int, question bool) bool {
+func aimOutput(b []byte, hs []aimHit, ti int, question bool, cl *clause) bool {
 	t := hs[ti]
 	if !t.en {
 		return false
@@ -379,17 +389,7 @@ func aimOutput(b []byte, hs []aimHit, ti int, question bool) bool {
 		return false
 	}
 	for _, vb := range hs[:ti] {
-		if vb.class&aShape == 0 || !vb.en || t.start-vb.end > 2*aimVerbReach {
-			continue
-		}
-		k := clauseStart(b, vb.start)
-		for _, neg := range [...]string{"do not ", "don't ", "never "} {
-			if strings.HasPrefix(string(b[k:vb.start]), neg) {
-				k += len(neg)
-				break
-			}
-		}
-		if imperativeFrom(b, hs, k, vb.start) {
+		if vb.class&aShape != 0 && vb.en && t.start-vb.end <= 2*aimVerbReach && cl.order(vb.start) {
 			return true
 		}
 	}
@@ -531,38 +531,78 @@ func clauseStart(b []byte, p int) int {
 	return k
 }
 
-// imperativeAt reports whether the English verb at p is an order: the
-// first word of its clause, or preceded only by words that may come before
-// one ("please", "now", "you must", "I want you to").
-func imperativeAt(b []byte, hs []aimHit, p int) bool {
-	return imperativeFrom(b, hs, clauseStart(b, p), p)
+// clause is what aimClause reads once of a clause: where it starts, and
+// where its first word that may not come before an imperative starts.
+type clause struct {
+	b      []byte
+	hs     []aimHit
+	start  int
+	lead   int // -1: not read yet
+	negLed int // the same, "do not" and "never" allowed too; -1: not read yet
 }
 
-// imperativeFrom reports whether b[k:p] holds only words that may come
-// before an imperative.
-func imperativeFrom(b []byte, hs []aimHit, k, p int) bool {
-	for k < p {
+func newClause(b []byte, hs []aimHit) *clause {
+	return &clause{b: b, hs: hs, start: clauseStart(b, hs[0].start), lead: -1, negLed: -1}
+}
+
+// imperative reports whether the English verb at p is an order: the
+// first word of its clause, or preceded only by words that may come
+// before one ("please", "now", "you must", "I want you to").
+func (c *clause) imperative(p int) bool {
+	if c.lead < 0 {
+		c.lead = c.leadEnd(false)
+	}
+	return p <= c.lead
+}
+
+// order is imperative, a negated order included: "do not mention ...",
+// "you must never add ..." order the reader as much.
+func (c *clause) order(p int) bool {
+	if c.negLed < 0 {
+		c.negLed = c.leadEnd(true)
+	}
+	return p <= c.negLed
+}
+
+// leadEnd returns where the clause's first word that is not covered by a
+// lead hit starts (with neg, "do", "not", "don't" and "never" are
+// covered too), or the end of the text.
+func (c *clause) leadEnd(neg bool) int {
+	b, j := c.b, 0
+	for k := c.start; k < len(b); {
 		if !isWordish(b[k]) {
+			if clauseBreak(b, k, k+1) {
+				return len(b)
+			}
 			k++
 			continue
 		}
 		e := k
-		for e < p && isWordish(b[e]) || e < p && b[e] == '\'' {
+		for e < len(b) && (isWordish(b[e]) || b[e] == '\'') {
 			e++
 		}
-		covered := false
-		for _, h := range hs {
-			if h.class&aLead != 0 && h.start <= k && e <= h.end {
-				covered = true
-				break
-			}
+		for j < len(c.hs) && c.hs[j].end <= k {
+			j++
+		}
+		covered := neg && negatedOrderWord(b[k:e])
+		for i := j; !covered && i < len(c.hs) && c.hs[i].start <= k; i++ {
+			covered = c.hs[i].class&aLead != 0 && e <= c.hs[i].end
 		}
 		if !covered {
-			return false
+			return k
 		}
 		k = e
 	}
-	return true
+	return len(b)
+}
+
+// negatedOrderWord reports the words of an English negated order.
+func negatedOrderWord(w []byte) bool {
+	switch string(w) {
+	case "do", "not", "don't", "dont", "never":
+		return true
+	}
+	return false
 }
 
 // aimFinding reports the span from a to z.
