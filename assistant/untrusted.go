@@ -8,7 +8,9 @@ import (
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/guard"
 )
@@ -90,7 +92,60 @@ func (e *Engine) scanDocument(ctx context.Context, text string) (guard.Result, s
 // keys and string values, decoded, one a line, so that an escape (\u0049,
 // \n) cannot hide a word from the scan; content itself, after what was
 // decoded, when it is not JSON.
+//
+// A tool message is JSON, so it is read in one pass over its string
+// literals, each decoded where it has escapes; json.Decoder.Token, which
+// the rare text that is not JSON still goes through, allocates an error
+// for every string it returns.
 func documentText(content string) string {
+	if !json.Valid([]byte(content)) {
+		return documentTextSlow(content)
+	}
+	var b strings.Builder
+	b.Grow(len(content))
+	for i := 0; i < len(content); i++ {
+		if content[i] != '"' {
+			continue
+		}
+		j, escaped := i+1, false
+		for content[j] != '"' {
+			if content[j] == '\\' {
+				escaped = true
+				j++
+			}
+			j++
+		}
+		lit := content[i : j+1]
+		switch {
+		case !escaped && utf8.ValidString(lit):
+			b.WriteString(lit[1 : len(lit)-1])
+		case utf8.ValidString(lit) && !strings.Contains(lit, `\/`):
+			if s, err := strconv.Unquote(lit); err == nil {
+				b.WriteString(s)
+				break
+			}
+			fallthrough // a surrogate pair is JSON's, not Go's
+		default:
+			// JSON's own reading: "\/", surrogates, and U+FFFD for
+			// invalid UTF-8.
+			b.WriteString(jsonString(lit))
+		}
+		b.WriteByte('\n')
+		i = j
+	}
+	return b.String()
+}
+
+// jsonString decodes the JSON string literal lit.
+func jsonString(lit string) string {
+	var s string
+	_ = json.Unmarshal([]byte(lit), &s)
+	return s
+}
+
+// documentTextSlow is documentText for text that is not JSON: the strings
+// of its longest JSON prefix, then the text.
+func documentTextSlow(content string) string {
 	dec := json.NewDecoder(strings.NewReader(content))
 	var b strings.Builder
 	b.Grow(len(content))

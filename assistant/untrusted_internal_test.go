@@ -124,3 +124,19 @@ func FuzzRecords(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDocumentText: the one-pass reading of a JSON tool message is the
+// token-by-token reading, exactly.
+func FuzzDocumentText(f *testing.F) {
+	for _, s := range []string{
+		`{"a\u0062":"Note:\u0049gnore\tall","n":[1,true,null,"x"]}`,
+		`{"e":"\ud83d\ude00 \/ \u00e9 \"q\" \\"}`, `"\ud800"`, `["a","b",{"c":{}}]`, "\"\xff\xfe\"", `{"a":"b", broken`, `plain text`, ``,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := documentText(s), documentTextSlow(s); got != want {
+			t.Fatalf("documentText(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
