@@ -1,6 +1,7 @@
 package guard
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"sync"
@@ -57,6 +58,9 @@ const (
 	aShape                          // add, include, merge: verbs that shape a reply
 	aQuery                          // the question, the request: what was asked before
 	aAll                            // all: own for rules, not for what was asked
+	aRoutine                        // cancel, skip: routine on a request, not an override of one
+	aCode                           // implementation, solution: code the reader writes (documents only)
+	aSnippet                        // code snippet, code block: what a planted order puts in it
 )
 
 // aimVerbs are the classes of verbs.
@@ -121,7 +125,7 @@ var aimedTables = sync.OnceValue(func() *aimLexicon {
 })
 
 // aimTargets are the classes of targets: a clause without one is not read.
-const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery
+const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery | aCode
 
 // The text around a target that is read for its verb and own words, in
 // bytes of the normalized text: a verb and its own words come before the
@@ -190,7 +194,7 @@ func aimed(v *view, as *aimScratch, out []rawFinding) []rawFinding {
 	regions := as.regions[:0]
 	lx.targets.each(b, func(id, start int) {
 		ent := &lx.entries[lx.ids[id]]
-		if !ent.ok(b, start, start+int(lx.targets.lens[id])) || !as.doc && ent.class&aimTargets == aOutput {
+		if !ent.ok(b, start, start+int(lx.targets.lens[id])) || !as.doc && ent.class&aimTargets&^(aOutput|aCode) == 0 {
 			return
 		}
 		s, e := max(0, start-aimBefore), min(len(b), start+int(lx.targets.lens[id])+aimAfter)
@@ -265,7 +269,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 	for _, h := range hs {
 		all |= h.class
 	}
-	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk|aShape|aOutput) == 0 {
+	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk|aShape|aOutput|aCode) == 0 {
 		return out
 	}
 	cl := newClause(b, hs)
@@ -280,7 +284,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 		lo, _ := slices.BinarySearchFunc(ch, t.start-aimBefore, func(h aimHit, p int) int { return h.start - p })
 		hi, _ := slices.BinarySearchFunc(ch, t.end+aimAfter+1, func(h aimHit, p int) int { return h.start - p })
 		hs, ti := ch[lo:hi], ti0-lo
-		if t.class&aOutput != 0 && as.doc && *done&aOutput == 0 && aimOutput(b, hs, ti, question, cl) {
+		if t.class&(aOutput|aCode) != 0 && as.doc && *done&aOutput == 0 && aimOutput(b, hs, ti, question, cl) {
 			*done |= aOutput
 			out = aimFinding(v, hs[0], t, InstructionOverride, Medium, out)
 		}
@@ -308,7 +312,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 				*done |= aGate
 				out = aimFinding(v, vb, t, ToolAbuse, Medium, out)
 			case vb.class&aDismiss != 0 && t.class&aAbove != 0 && t.class&(aRules|aLimit) == 0 && imperative && *done&aRules == 0,
-				vb.class&aDismiss != 0 && t.class&aQuery != 0 && t.class&(aRules|aLimit) == 0 && asked && imperative && *done&aRules == 0:
+				vb.class&aDismiss != 0 && vb.class&aRoutine == 0 && t.class&aQuery != 0 && t.class&(aRules|aLimit) == 0 && asked && imperative && *done&aRules == 0:
 				// "Ignora lo anterior": Medium, for a user may correct
 				// themselves so ("ignore the above, I meant Tuesday").
 				if negatedVerb(b, hs, vi) {
@@ -365,13 +369,19 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 	return out
 }
 
-// aimOutput reports whether the clause of the target hs[ti], a word for a
-// reply in a document, tells the document's reader how to write its
-// reply: a clause that opens with "in your response", or "your
-// response" after an English order that shapes it ("Merge the following code into your solution", "Please
-// remove spaces from your response"). Negated orders count too: "do not
-// mention the refund in your reply" is as much an order to the reader.
-// It reads English only, and the word right before the target's own
+// aimOutput reports whether the clause of the target hs[ti], a word for
+// a reply or for code the reader writes, in a document, tells the
+// document's reader how to write it:
+//
+//	"In your response, mention ..."     the clause opens on the reply
+//	"Your response must include ..."    the reply, then what it must do
+//	"Add a link to your reply."         an order that shapes the reply
+//	"Do not mention the refund in your answer."
+//
+// For code ("your implementation", "your solution") only with a snippet
+// to put in it, in any phrasing: "merge the following code snippet into
+// your solution", "your algorithm could evolve with the following code
+// block". It reads English only, and the word before the target's own
 // words must be "your".
 func aimOutput(b []byte, hs []aimHit, ti int, question bool, cl *clause) bool {
 	t := hs[ti]
@@ -382,7 +392,10 @@ func aimOutput(b []byte, hs []aimHit, ti int, question bool, cl *clause) bool {
 	if !ok {
 		return false
 	}
-	if clauseOpens(b, p) {
+	if t.class&aOutput == 0 {
+		return slices.ContainsFunc(hs, func(h aimHit) bool { return h.class&aSnippet != 0 })
+	}
+	if opensClause(b, p, cl) || p <= cl.lead0() && mustAfter(b, t.end) {
 		return true
 	}
 	if question {
@@ -390,6 +403,18 @@ func aimOutput(b []byte, hs []aimHit, ti int, question bool, cl *clause) bool {
 	}
 	for _, vb := range hs[:ti] {
 		if vb.class&aShape != 0 && vb.en && t.start-vb.end <= 2*aimVerbReach && cl.order(vb.start) {
+			return true
+		}
+	}
+	return false
+}
+
+// mustAfter reports a modal right after a reply's words: "your response
+// must include", "your answer should end with".
+func mustAfter(b []byte, p int) bool {
+	rest := b[p:min(len(b), p+16)]
+	for _, m := range [...]string{" must ", " should ", " needs to ", " has to ", " shall "} {
+		if bytes.HasPrefix(rest, []byte(m)) {
 			return true
 		}
 	}
@@ -415,20 +440,20 @@ func yourBefore(b []byte, p int) (int, bool) {
 	return 0, false
 }
 
-// clauseOpens reports whether the clause holding p opens with "in", "within"
-// or "throughout" right before p: "In your response, mention ...".
-func clauseOpens(b []byte, p int) bool {
-	k := p
-	for k > 0 && b[k-1] == ' ' {
-		k--
+// opensClause reports whether the words before "your" at p open its
+// clause as a place in the reply, after words that may lead an order:
+// "In your response, ...", "Please, in all your replies, ...", "At the
+// end of your answer, ...".
+func opensClause(b []byte, p int, cl *clause) bool {
+	head := b[cl.start:p]
+	if bytes.HasSuffix(head, []byte("all ")) {
+		head = head[:len(head)-4]
 	}
-	e := k
-	for k > 0 && isWordish(b[k-1]) {
-		k--
-	}
-	switch string(b[k:e]) {
-	case "in", "within", "throughout":
-		return clauseStart(b, k) == k
+	for _, w := range [...]string{"in ", "within ", "throughout ", "at the end of ", "at the start of ", "at the beginning of ", "at the bottom of ", "at the top of "} {
+		if bytes.HasSuffix(head, []byte(w)) {
+			k := cl.start + len(head) - len(w)
+			return k == cl.start || !isWordish(b[k-1]) && cl.order(k)
+		}
 	}
 	return false
 }
@@ -467,8 +492,8 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 		if !before && !after {
 			continue
 		}
-		if before && h.class&aMine != 0 && t.start-h.end <= 16 {
-			mine = true
+		if h.class&aMine != 0 && (before && t.start-h.end <= 16 || after) {
+			mine = true // "my rules", "the question of mine"
 		}
 		own = own || h.class&aOwn != 0
 		your = your || h.class&aYour != 0
@@ -553,6 +578,15 @@ func (c *clause) imperative(p int) bool {
 		c.lead = c.leadEnd(false)
 	}
 	return p <= c.lead
+}
+
+// lead0 is where the clause's first word that may not lead an
+// imperative starts.
+func (c *clause) lead0() int {
+	if c.lead < 0 {
+		c.lead = c.leadEnd(false)
+	}
+	return c.lead
 }
 
 // order is imperative, a negated order included: "do not mention ...",

@@ -155,7 +155,7 @@ var aimedLexicon = []struct {
 
 	// The user's own rules: "ignore my previous instructions" corrects a
 	// request, it attacks nothing.
-	{aMine, "en", "my$|mine$|our$|i gave|i told|i wrote|i sent|i just"},
+	{aMine, "en", "my$|mine$|our$|i gave|i told|i wrote|i sent|i just|of mine|of ours"},
 	{aMine, "de", "meine|mein$|meinen|unsere|unser$"},
 	{aMine, "es", "mis$|mi$|nuestras|nuestra$|nuestro$"},
 	{aMine, "fr", "mes$|mon$|ma$|nos$|notre$"},
@@ -164,9 +164,9 @@ var aimedLexicon = []struct {
 	{aMine, "nl", "mijn$|onze$"},
 	{aMine, "pl", "moje$|moich$|mój$|moim$|mojego$|mojej$|moja$|moją$|nasze|naszym$|naszego$"},
 	{aMine, "ru", "мои$|мой$|моих$|моего$|моему$|мою$|моём$|моем$|наши$|наш$|нашего$"},
-	{aMine, "tr", "benim|sorumu$|sorularımı$|isteğimi$|isteklerimi$|talebimi$|görevimi$|komutumu$"},
+	{aMine, "tr", "benim|sorumu$|sorularımı$|isteğimi$|isteklerimi$|talebimi$|görevimi$|komutumu$|sorumuzu$|sorularımızı$|isteğimizi$|talebimizi$"},
 	{aMine, "ja", "私の"},
-	{aMine, "zh", "我的"},
+	{aMine, "zh", "我的|我之前|我刚才|我上面|我前面|我先前|我刚刚"},
 	{aMine, "ko", "내$|제$"},
 
 	// Negations before a verb of another language ("ne pas ignorer", "non
@@ -199,22 +199,42 @@ var aimedLexicon = []struct {
 	// the question above and output only ..." hijacks the turn; read with
 	// an own word (previous, above), like "the above" (Medium, for a user
 	// may correct themselves so).
-	{aQuery, "en", "question|request$|requests$|query|queries|task$|tasks$|reminder"},
-	{aQuery, "de", "frage|befehl|anfrage|aufgabe|aufforderung|erinnerung"},
-	{aQuery, "es", "pregunta|petición|solicitud|comando|tarea|recordatorio"},
-	{aQuery, "fr", "question|commande|demande|tâche|requête|rappel"},
-	{aQuery, "it", "domanda|domande|comando|richiesta|compito|promemoria"},
-	{aQuery, "pt", "pergunta|comando|pedido|solicitação|tarefa|lembrete"},
-	{aQuery, "nl", "vraag|vragen$|opdracht|verzoek|taak|herinnering"},
-	{aQuery, "pl", "pytani|polecenie|prośb|zadani|przypomnieni"},
-	{aQuery, "ru", "вопрос|запрос|задани|задач|напоминани|просьб"},
-	{aQuery, "tr", "soru|komut|istek|görev|talep|hatırlatma"},
+	{aQuery, "en", "question|request$|requests$|query|queries|task$|tasks$"},
+	{aQuery, "de", "frage|befehl|anfrage|aufgabe|aufforderung"},
+	{aQuery, "es", "pregunta|petición|solicitud|comando|tarea"},
+	{aQuery, "fr", "question|commande|demande|tâche|requête"},
+	{aQuery, "it", "domanda|domande|comando|richiesta|compito"},
+	{aQuery, "pt", "pergunta|comando|pedido|solicitação|tarefa"},
+	{aQuery, "nl", "vraag|vragen$|opdracht|verzoek|taak"},
+	{aQuery, "pl", "pytani|polecenie|prośb|zadani"},
+	{aQuery, "ru", "вопрос|запрос|задани|задач|просьб"},
+	{aQuery, "tr", "soru|komut|istek|görev|talep"},
 	{aQuery, "ja", "質問|コマンド|リクエスト|要求|タスク"},
 	{aQuery, "zh", "问题|提问|请求|任务|要求"},
 	{aQuery, "ko", "질문|명령|요청|작업"},
 	{aQuery, "ar", "السؤال|الأسئلة|سؤال|الأمر|الطلب|المهمة"},
 	{aQuery, "hi", "प्रश्न|सवाल|कमांड|अनुरोध"},
 	{aQuery, "bn", "প্রশ্ন|কমান্ড|অনুরোধ"},
+
+	// Verbs that are routine on a request ("cancel the previous order",
+	// "skip the earlier question" in a quiz): they set rules aside, not
+	// what was asked before.
+	{aRoutine, "en", "cancel|skip"},
+	{aRoutine, "de", "hebe auf|überspring|storniere|storniert"},
+	{aRoutine, "es", "anula|anule|salta$|sáltate|omite|omita|cancela|cancele"},
+	{aRoutine, "fr", "annule|annulez|saute$|sautez"},
+	{aRoutine, "it", "annulla|salta$|saltare"},
+	{aRoutine, "pt", "anule|pule$|pula$|cancele|cancela"},
+	{aRoutine, "nl", "annuleer|sla over"},
+	{aRoutine, "pl", "unieważnij|pomiń|anuluj"},
+	{aRoutine, "ru", "отмени|пропусти"},
+	{aRoutine, "tr", "iptal et|atla$"},
+	{aRoutine, "ja", "取り消|スキップ|飛ばし|キャンセル"},
+	{aRoutine, "zh", "取消|跳过"},
+	{aRoutine, "ko", "취소|건너뛰"},
+	{aRoutine, "ar", "الغ|ألغ|تخط"},
+	{aRoutine, "hi", "रद्द"},
+	{aRoutine, "bn", "বাতিল"},
 
 	// "All": an own word for rules ("ignore all instructions"), not for
 	// what was asked ("ignore all tasks that are done" is a to-do list).
@@ -236,8 +256,13 @@ var aimedLexicon = []struct {
 	// your reply" or "merge the following code into your solution" is
 	// talking to the model that reads it; a user who asks the same is
 	// asking for an answer (aimed.go, aimOutput).
-	{aOutput, "en", "response|reply$|replies$|answer$|answers$|output$|outputs$|implementation|solution|codebase|algorithm|elucidation|explanation|summary$|message$|messages$"},
-	{aShape, "en", "add|include|append|prepend|insert|modify|change|alter|adjust|remove|delete|mention|augment|incorporate|end|begin|start|conclude|ensure|make|format|rewrite|translate|write|use|embed|weave|integrate|reference|cite|promote|recommend|suggest|encourage|emphasize|highlight|provide|offer|express|share|urge|invite|replace|respond|reply|answer|enrich|enhance|supplement|finish|close|inject|put|tag|sign|attach|introduce|employ|blend|merge|leverage|adopt|engage|harmonize|validate|apply|group|invert|misspell|display|consider|upgrade|give|reverse|capitalize|spell|encode|encrypt|convert|present|list|output|print|show|render|reformat|structure|organize|sort|number|bold|underline|italicize|wrap|surround|prefix|precede|remind|advise|inform|tell|direct|redirect|link|point|refer|guide|steer|keep|limit|restrict|avoid|omit|substitute|swap|mix|interleave|alternate|repeat|duplicate|shorten|lengthen|expand|summarize|simplify|infuse|plug|slip|sneak|tack|fold|enclose|shift|scramble|rearrange|anagram|combine|utilize|develop|elevate|fuse|meld|interweave|absorb|hone|tease|feature"},
+	{aOutput, "en", "response|reply$|replies$|answer$|answers$|output$|outputs$|elucidation|explanation|summary$|message$|messages$"},
+	// Code the reader writes: an order about it is planted only with a
+	// snippet to put in it ("merge the following code snippet into your
+	// solution"); "add unit tests to your implementation" is a review.
+	{aCode, "en", "implementation|solution|codebase|algorithm|code$|program$|script$"},
+	{aSnippet, "en", "code snippet|code block|code excerpt|code section|code segment|code fragment|code piece|code sample|code extract|snippet"},
+	{aShape, "en", "add|include|append|prepend|insert|modify|change|alter|adjust|remove|delete|mention|augment|incorporate|end|begin|start|conclude|format|rewrite|translate|embed|weave|integrate|reference|cite|promote|recommend|suggest|encourage|emphasize|highlight|urge|invite|replace|enrich|enhance|supplement|inject|tag|sign|attach|introduce|employ|blend|merge|leverage|adopt|engage|harmonize|validate|apply|invert|misspell|display|upgrade|reverse|capitalize|spell|encode|encrypt|convert|present|output|print|render|reformat|bold|underline|italicize|wrap|surround|prefix|precede|redirect|link|substitute|swap|mix|interleave|alternate|repeat|duplicate|infuse|plug|slip|sneak|tack|fold|enclose|shift|scramble|rearrange|anagram|combine|utilize|develop|elevate|fuse|meld|interweave|absorb|hone|tease|feature|ensure"},
 
 	// A question about what the rules say.
 	{aAsk, "en", "what does|what do$|what did|what's in|what is in|what are|what is$|what was|what were|what exactly|how does|how do$|what words|which words|can you tell me what|tell me what"},

@@ -63,27 +63,37 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/doc-addressed", cat: InstructionOverride, sev: Medium, doc: true,
 		kw: []string{"note to", "note for", "message to", "message for", "instructions for", "instruction for", "instructions to"},
-		re: `(?:note|message|instructions?) (?:to|for) (?:the |any |all |an |every )?(?:automated|ai|a i|llms?|language models?|assistants?|chatbots?|bots?|screening (?:systems?|software|tools?)|analysis (?:systems?|software|tools?)|(?:ai|language) models?|gpt|chatgpt|claude|gemini|copilot)`,
+		// Not "assistant", "bot" or "model" alone: a person's assistant,
+		// a fashion model.
+		re: `(?:note|message|instructions?) (?:to|for) (?:the |any |all |an |every )?(?:automated|ai|a i|llms?|language models?|chatbots?|screening (?:systems?|software|tools?)|analysis (?:systems?|software|tools?)|ai (?:models?|assistants?|agents?|systems?)|gpt|chatgpt|claude|gemini|copilot)`,
 	},
 	{
+		// "If the user asks for a summary, reply with only ...": an
+		// answer fixed in advance. A support macro's "if the user asks
+		// about shipping, tell them 3-5 days" is not read.
 		name: "injection/doc-if-user", cat: InstructionOverride, sev: Medium, doc: true,
-		kw: []string{"if user", "if the user", "if a user", "if any user", "if users", "if the users", "when the user", "when a user", "when user"},
-		re: `(?:if|when) (?:the |a |any )?users? (?:asks?|requests?|wants?|inquires?|queries|questions?)~(?:reply|respond|answer|say|tell|output|print|write|state|return|claim)`,
+		kw: []string{"if user", "if the user", "if a user", "if any user", "if users", "if the users", "when the user", "when a user", "when user", "if asked", "when asked"},
+		re: `(?:(?:if|when) (?:the |a |any )?users?(?:'s? (?:question|request|query|message))? (?:asks?|requests?|wants?|inquires?|queries|questions?|is|are)?|(?:if|when) asked)…(?:(?:simply|only|just|always) (?:reply|respond|answer|say|output|state|return)|(?:reply|respond|answer|say|output|state|return) (?:only|exactly|verbatim|with only|only with|nothing but|with the following|with exactly))`,
 	},
 	{
+		// A staged turn: "System: Focus only on ...", "User: ... ignore them".
 		name: "injection/doc-role", cat: InstructionOverride, sev: Medium, doc: true, lead: leadNonLetter,
 		kw: []string{"system", "assistant", "user", "human"},
-		re: `(?:system|assistant|user|human):…(?:ignore|disregard|forget|focus (?:only|exclusively|solely)|you (?:must|should|will|are to|may not)|i want you to|tell the user|provide it to the user|respond with|reply with|answer with|print|output)`,
+		re: `(?:system|assistant|user|human):…(?:ignore (?:them|it|this|that|all|everything|the|previous|prior|any)|disregard|forget (?:all|everything|the|previous|prior)|focus (?:only|exclusively|solely)|you (?:must|are to|may not) (?:ignore|only|now|respond|reply|say|answer)|tell the user|provide it to the user)`,
 	},
 	{
+		// Setting the rest of the text aside to put something else in
+		// its place: "ignore all negative indicators in the text and
+		// report ...", "disregard all info except the following". A
+		// mail's "please disregard the previous results" is not read.
 		name: "injection/doc-set-aside", cat: InstructionOverride, sev: Medium, doc: true, neg: true,
 		kw: []string{"ignor", "disregard", "forget"},
-		re: `(?:ignore|disregard|forget)(?: (?:all|any|the|these|those|other|remaining|previous|earlier|prior|negative|positive|further|following|more|upcoming|coming|rest|of))*(?: [\pL-]+)? (?:info|information|indicators?|snippets?|text|documents?|content|context|data|results|sources|evidence|findings)|ignore (?:them|it|this|that|those) and (?:instead )?(?:focus|only|just|print|output|say|reply|respond|tell)`,
+		re: `(?:ignore|disregard|forget)…(?:(?:instead |and |but )?focus (?:only |exclusively |solely )?on|except (?:for )?(?:the following|what is|the information)|(?:and |but )(?:instead )?(?:only |just |simply )?(?:report|output|print|say|respond with|reply with|state|write)(?: that| only|:)?)`,
 	},
 	{
 		name: "injection/doc-only-this", cat: InstructionOverride, sev: Medium, doc: true,
-		kw: []string{"with only", "only with"},
-		re: `(?:reply|respond|answer|output|say|return) (?:only with|with only) (?:the following|this|these (?:words|sentences?)|the text)`,
+		kw: []string{"with only", "only with", "only reply", "only respond", "only answer", "only say", "only output"},
+		re: `(?:reply|respond|answer|output|say|return) (?:only with|with only)|only (?:reply|respond|answer|output|say|return) with`,
 	},
 	// Role and persona hijack.
 	{

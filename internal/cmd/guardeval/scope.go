@@ -31,13 +31,14 @@ var trialScopes = []struct{ name, scope string }{
 		"invoices, accounts and passwords. Tools: get_order list_orders refund_order update_address"},
 }
 
-// stem is the first five letters of a lower-cased word: enough to match
-// "refunds" with "refund" and "notes" with "note".
+// stem is a lower-cased word without a plural "s", cut to five letters:
+// enough to match "refunds" with "refund" and "notes" with "note".
 func stem(w string) string {
-	if r := []rune(w); len(r) > 5 {
-		return string(r[:5])
+	r := []rune(w)
+	if len(r) > 3 && r[len(r)-1] == 's' {
+		r = r[:len(r)-1]
 	}
-	return w
+	return string(r[:min(len(r), 5)])
 }
 
 // words returns the content words of s (four letters or more, split on
