@@ -265,7 +265,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 	for _, h := range hs {
 		all |= h.class
 	}
-	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk|aShape|aOutput) == 0 {
+	if all&aimTargets == 0 || all&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aSupersede|aAsk|aShape|aOutput|aVoid) == 0 {
 		return out
 	}
 	question := hs[0].en && hs[0].class&aQuestion != 0 && clauseStart(b, hs[0].start) == hs[0].start
@@ -320,7 +320,7 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 				}
 				*done |= aRules
 				out = aimFinding(v, vb, t, InstructionOverride, High, out)
-			case vb.class&aReveal != 0 && t.class&aRules != 0 && (your || strong) && imperative && *done&aReveal == 0:
+			case vb.class&aReveal != 0 && t.class&aRules != 0 && (your || strong) && imperative && *done&aReveal == 0 && (vb.en || all&aQuestion == 0):
 				sev := Severity(Medium)
 				if strong {
 					sev = High
@@ -330,7 +330,8 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 			case vb.class&(aAsIf|aTreat) != 0 && t.class&(aRules|aLimit) != 0 && own && after(hs, ti, aVoid) && *done&aRules == 0:
 				*done |= aRules
 				out = aimFinding(v, vb, t, InstructionOverride, High, out)
-			case vb.class&aAsk != 0 && t.class&aRules != 0 && (your || strong) && after(hs, ti, aSay) && *done&aReveal == 0:
+			case vb.class&aAsk != 0 && t.class&aRules != 0 && *done&aReveal == 0 &&
+				(vb.en && (your || strong) && after(hs, ti, aSay) || !vb.en && strong && all&aQuestion == 0):
 				sev := Severity(Medium)
 				if strong {
 					sev = High
@@ -338,6 +339,11 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 				*done |= aReveal
 				out = aimFinding(v, vb, t, PromptExtraction, sev, out)
 			}
+		}
+		if !t.en && t.class&aRules != 0 && your && !mine && *done&aRules == 0 && after(hs, ti, aVoid) {
+			// "Le tue regole non valgono più": declared void.
+			*done |= aRules
+			out = aimFinding(v, t, hs[len(hs)-1], InstructionOverride, High, out)
 		}
 		// "Your new instructions supersede the old ones", "my new rules
 		// take precedence".
@@ -470,7 +476,7 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 		if before && h.class&aMine != 0 && t.start-h.end <= 16 {
 			mine = true
 		}
-		own = own || h.class&aOwn != 0
+		own = own || h.class&(aOwn|aYour) != 0
 		your = your || h.class&aYour != 0
 		strong = strong || h.class&aStrong != 0
 	}
