@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // The aimed detector: an instruction aimed at the assistant's own rules,
@@ -146,10 +148,30 @@ const (
 // kind: at a word's start if its language spaces words, at a word's end if
 // it is a whole word.
 func (e *aimEntry) ok(b []byte, start, end int) bool {
-	if e.spaced && start > 0 && isWordish(b[start-1]) && !(e.arabic && arabicJoined(b, start)) {
+	if e.spaced && start > 0 && letterBefore(b, start) && !(e.arabic && arabicJoined(b, start)) {
 		return false
 	}
-	return !e.whole || end >= len(b) || !isWordish(b[end])
+	return !e.whole || end >= len(b) || !letterAt(b, end)
+}
+
+// letterBefore reports whether a letter, digit or mark ends b[:i]: "¿"
+// and "«" are not word characters, as isWordish takes every non-ASCII byte
+// to be; the marks are Devanagari and Bengali vowel signs.
+func letterBefore(b []byte, i int) bool {
+	if c := b[i-1]; c < 0x80 {
+		return isAlnum(c)
+	}
+	r, _ := utf8.DecodeLastRune(b[:i])
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// letterAt reports whether a letter, digit or mark starts b[i:].
+func letterAt(b []byte, i int) bool {
+	if c := b[i]; c < 0x80 {
+		return isAlnum(c)
+	}
+	r, _ := utf8.DecodeRune(b[i:])
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
 }
 
 // arabicJoined reports whether b[start] follows a "و" or "ف" (and, so)
