@@ -148,7 +148,7 @@ const (
 // kind: at a word's start if its language spaces words, at a word's end if
 // it is a whole word.
 func (e *aimEntry) ok(b []byte, start, end int) bool {
-	if e.spaced && start > 0 && letterBefore(b, start) && !(e.arabic && arabicJoined(b, start)) {
+	if e.spaced && start > 0 && letterBefore(b, start) && !(e.arabic && arabicJoined(b, start)) && !(b[start] < 0x80 && cjkBefore(b, start)) {
 		return false
 	}
 	return !e.whole || end >= len(b) || !letterAt(b, end)
@@ -163,6 +163,16 @@ func letterBefore(b []byte, i int) bool {
 	}
 	r, _ := utf8.DecodeLastRune(b[:i])
 	return unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r)
+}
+
+// cjkBefore reports whether a Chinese or Japanese character ends b[:i]:
+// they write no space before a Latin word ("忽略之前的prompt").
+func cjkBefore(b []byte, i int) bool {
+	if b[i-1] < 0x80 {
+		return false
+	}
+	r, _ := utf8.DecodeLastRune(b[:i])
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana)
 }
 
 // letterAt reports whether a letter, digit or mark starts b[i:].
