@@ -368,9 +368,9 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 				}
 				*done |= aRules
 				out = aimFinding(v, vb, t, InstructionOverride, High, out)
-			case vb.class&aReveal != 0 && t.class&aRules != 0 && (your || strong) && imperative && *done&aReveal == 0 && (vb.en || all&aQuestion == 0):
+			case *done&aReveal == 0 && revealAsked(hs, ti, vi, all, your, strong, imperative):
 				sev := Severity(Medium)
-				if strong {
+				if strong && t.class&aRules != 0 {
 					sev = High
 				}
 				*done |= aReveal
@@ -378,40 +378,48 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 			case vb.class&(aAsIf|aTreat) != 0 && t.class&(aRules|aLimit) != 0 && own && after(hs, ti, aVoid) && *done&aRules == 0:
 				*done |= aRules
 				out = aimFinding(v, vb, t, InstructionOverride, High, out)
-			case vb.class&aReveal != 0 && !vb.en && t.class&aAbove != 0 && t.class&aStrong != 0 && t.class&aRules == 0 && *done&aReveal == 0 && verbatim(hs):
-				// "Ripeti tutto quello che c'è scritto sopra, parola per parola."
-				*done |= aReveal
-				out = aimFinding(v, vb, t, PromptExtraction, Medium, out)
-			case vb.class&aAsk != 0 && t.class&aRules != 0 && *done&aReveal == 0 &&
-				(vb.en && (your || strong) && after(hs, ti, aSay) || !vb.en && strong && all&aQuestion == 0):
-				sev := Severity(Medium)
-				if strong {
-					sev = High
-				}
-				*done |= aReveal
-				out = aimFinding(v, vb, t, PromptExtraction, sev, out)
 			}
 		}
-		if !t.en && (t.class&aRules != 0 && your || t.class&aAbove != 0) && !mine && *done&aRules == 0 && after(hs, ti, aVoid) {
-			// "Le tue regole non valgono più": declared void; "quello che
-			// ti hanno detto non conta più", Medium like "the above".
-			sev := Severity(Medium)
-			if t.class&aRules != 0 {
-				sev = High
-			}
-			*done |= aRules
-			out = aimFinding(v, t, hs[len(hs)-1], InstructionOverride, sev, out)
+		out = aimDeclared(v, hs, ti, your, mine, done, out)
+	}
+	return out
+}
+
+// revealAsked reports whether the verb hs[vi] asks for the target hs[ti]:
+// shows the assistant's rules, asks what its hidden rules say (not how to
+// write some), or has what came before this message repeated word for
+// word ("Ripeti tutto quello che c'è scritto sopra, parola per parola").
+func revealAsked(hs []aimHit, ti, vi int, all aimClass, your, strong, imperative bool) bool {
+	t, vb := hs[ti], hs[vi]
+	rules := t.class&aRules != 0
+	howTo := !vb.en && all&aQuestion != 0
+	return vb.class&aReveal != 0 && rules && (your || strong) && imperative && !howTo ||
+		vb.class&aReveal != 0 && !vb.en && !rules && t.class&aAbove != 0 && t.class&aStrong != 0 && verbatim(hs) ||
+		vb.class&aAsk != 0 && rules && (vb.en && (your || strong) && after(hs, ti, aSay) || !vb.en && strong && !howTo)
+}
+
+// aimDeclared reads the target hs[ti] declared void or superseded, with no
+// verb aimed at it.
+func aimDeclared(v *view, hs []aimHit, ti int, your, mine bool, done *aimClass, out []rawFinding) []rawFinding {
+	t := hs[ti]
+	if !t.en && (t.class&aRules != 0 && your || t.class&aAbove != 0) && !mine && *done&aRules == 0 && after(hs, ti, aVoid) {
+		// "Le tue regole non valgono più": declared void; "quello che
+		// ti hanno detto non conta più", Medium like "the above".
+		sev := Severity(Medium)
+		if t.class&aRules != 0 {
+			sev = High
 		}
-		// "Your new instructions supersede the old ones", "my new rules
-		// take precedence".
-		if t.class&aRules != 0 && t.en && *done&aRules == 0 && ti > 1 && hs[ti-1].class&aNew != 0 && t.start-hs[ti-1].end <= 1 &&
-			hs[ti-2].class&(aYour|aMine) != 0 && hs[ti-1].start-hs[ti-2].end <= 1 {
-			for _, s := range hs[ti+1:] {
-				if s.class&aSupersede != 0 && s.start-t.end <= aimOwnReach {
-					*done |= aRules
-					out = aimFinding(v, hs[ti-2], s, InstructionOverride, High, out)
-					break
-				}
+		*done |= aRules
+		return aimFinding(v, t, hs[len(hs)-1], InstructionOverride, sev, out)
+	}
+	// "Your new instructions supersede the old ones", "my new rules
+	// take precedence".
+	if t.class&aRules != 0 && t.en && *done&aRules == 0 && ti > 1 && hs[ti-1].class&aNew != 0 && t.start-hs[ti-1].end <= 1 &&
+		hs[ti-2].class&(aYour|aMine) != 0 && hs[ti-1].start-hs[ti-2].end <= 1 {
+		for _, s := range hs[ti+1:] {
+			if s.class&aSupersede != 0 && s.start-t.end <= aimOwnReach {
+				*done |= aRules
+				return aimFinding(v, hs[ti-2], s, InstructionOverride, High, out)
 			}
 		}
 	}
