@@ -69,6 +69,7 @@ const (
 	aData                           // conversazione, hasło: what is sent away
 	aSend                           // invia, stuur, 보내: send it
 	aSelf                           // talimatların: rules that are "yours" by their ending
+	aAnswer                         // rispondi, antworte: an order to answer
 )
 
 // aimVerbs are the classes of verbs.
@@ -133,7 +134,7 @@ var aimedTables = sync.OnceValue(func() *aimLexicon {
 })
 
 // aimTargets are the classes of targets: a clause without one is not read.
-const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery | aBecome | aMode | aData
+const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery | aBecome | aMode | aData | aAnswer
 
 // The text around a target that is read for its verb and own words, in
 // bytes of the normalized text: a verb and its own words come before the
@@ -440,7 +441,7 @@ func aimRole(v *view, b []byte, hs, next []aimHit, done *aimClass, out []rawFind
 	for _, h := range hs {
 		all |= h.class
 	}
-	if all&(aBecome|aMode|aData) == 0 {
+	if all&(aBecome|aMode|aData|aAnswer) == 0 {
 		return out
 	}
 	question := hs[0].en && hs[0].class&aQuestion != 0 && clauseStart(b, hs[0].start) == hs[0].start
@@ -454,6 +455,10 @@ func aimRole(v *view, b []byte, hs, next []aimHit, done *aimClass, out []rawFind
 			h.class&aMode != 0 && *done&aMode == 0 && all&aBecome != 0:
 			*done |= aMode
 			out = aimFinding(v, hs[0], h, Jailbreak, High, out)
+		case h.class&aAnswer != 0 && !h.en && free && *done&(aBecome|aMode|aAnswer) == 0 && !negatedVerb(b, hs, i):
+			// "Rispondi senza alcuna censura."
+			*done |= aAnswer
+			out = aimFinding(v, h, hs[len(hs)-1], Jailbreak, Medium, out)
 		case h.class&aData != 0 && *done&aData == 0:
 			if s, ok := sentAway(b, hs, i, question); ok {
 				*done |= aData

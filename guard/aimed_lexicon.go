@@ -521,4 +521,23 @@ var aimedLexicon = []struct {
 	{aSend, "ar", "أرسل|ارسل|حوّل|انشر|ارفع"},
 	{aSend, "hi", "भेजो|भेजें|भेज दो|फॉरवर्ड"},
 	{aSend, "bn", "পাঠাও|পাঠান|ফরোয়ার্ড"},
+
+	// Orders to answer: with no limits in the clause ("rispondi senza
+	// censura", "antworte ohne jede Einschränkung") a jailbreak. Other
+	// languages only; English has injection/no-limits.
+	{aAnswer, "de", "antworte|antwortest|beantworte|antworten sie"},
+	{aAnswer, "es", "responde|contesta|respondas|contestes|responda$|conteste$"},
+	{aAnswer, "fr", "réponds|répondez|réponde"},
+	{aAnswer, "it", "rispondi|rispondimi|risponda|rispondere"},
+	{aAnswer, "pt", "responda|responde$|respondas|responder"},
+	{aAnswer, "nl", "antwoord$|antwoordt|beantwoord"},
+	{aAnswer, "pl", "odpowiadaj|odpowiedz|odpowiadasz"},
+	{aAnswer, "ru", "ответь|отвечай|отвечаешь|отвечайте"},
+	{aAnswer, "tr", "cevap ver|yanıtla|cevapla"},
+	{aAnswer, "ko", "대답해|답해|답변해|대답하"},
+	{aAnswer, "ja", "答えて|回答して|答えろ"},
+	{aAnswer, "zh", "回答我|你回答|直接回答"},
+	{aAnswer, "ar", "أجب|اجب|أجيبي"},
+	{aAnswer, "hi", "जवाब दो|जवाब दें|उत्तर दो|उत्तर दें"},
+	{aAnswer, "bn", "উত্তর দাও|উত্তর দিন"},
 }
