@@ -70,6 +70,8 @@ const (
 	aSend                           // invia, stuur, 보내: send it
 	aSelf                           // talimatların: rules that are "yours" by their ending
 	aAnswer                         // rispondi, antworte: an order to answer
+	aAppend                         // aggiungi, ekle: add to a link
+	aSecret                         // password, chiavi API: what a link may carry away
 )
 
 // aimVerbs are the classes of verbs.
@@ -518,7 +520,7 @@ func sentAway(b []byte, hs []aimHit, di int, question bool) (int, bool) {
 		return 0, false
 	}
 	for si, s := range hs {
-		if s.class&aSend == 0 || si == di {
+		if s.class&aSend == 0 && (s.class&aAppend == 0 || d.class&aSecret == 0) || si == di {
 			continue
 		}
 		if s.en && (question || s.start > d.start || !imperativeAt(b, hs, s.start)) || d.start-s.end > 2*aimVerbReach || s.start-d.end > 2*aimVerbReach {
