@@ -72,6 +72,7 @@ const (
 	aAnswer                         // rispondi, antworte: an order to answer
 	aAppend                         // aggiungi, ekle: add to a link
 	aSecret                         // password, chiavi API: what a link may carry away
+	aOnlySay                        // di solo, فقط قل: just say what follows
 )
 
 // aimVerbs are the classes of verbs.
@@ -329,7 +330,8 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 			out = aimFinding(v, hs[0], t, InstructionOverride, Medium, out)
 		}
 		own, your, strong, mine := ownNear(hs, ti)
-		asked := t.class&aQuery != 0 && t.class&aMine == 0 && askedBefore(hs, ti) // "sorumu": my question
+		// "sorumu": my question; "هذا السؤال ... فقط قل": this one, taken over.
+		asked := t.class&aQuery != 0 && t.class&aMine == 0 && (askedBefore(hs, ti) || !t.en && all&aOnlySay != 0)
 		for vi, vb := range hs {
 			if vi == ti || vb.class&(aDismiss|aWeak|aReveal|aAsIf|aTreat|aAsk) == 0 {
 				continue

@@ -574,4 +574,23 @@ var aimedLexicon = []struct {
 	{aSecret, "ar", "كلمات المرور|كلمة المرور|مفاتيح"},
 	{aSecret, "hi", "पासवर्ड|कुंजी"},
 	{aSecret, "bn", "পাসওয়ার্ড"},
+
+	// "And just say: ...": with a verb that sets the question aside, the
+	// turn is taken over ("تجاهل هذا السؤال، وأخرج فقط: ...") even when
+	// no own word says which question (aimed.go, aimClause).
+	{aOnlySay, "de", "sag nur|gib nur|schreib nur|antworte nur mit"},
+	{aOnlySay, "es", "di solo|escribe solo|di sólo|solo di$|responde solo con"},
+	{aOnlySay, "fr", "dis seulement|écris seulement|réponds seulement|dis juste|écris juste"},
+	{aOnlySay, "it", "di solo|scrivi solo|dì solo|rispondi solo con"},
+	{aOnlySay, "pt", "diga apenas|escreva apenas|diga só|responda apenas com"},
+	{aOnlySay, "nl", "zeg alleen|schrijf alleen|antwoord alleen met"},
+	{aOnlySay, "pl", "napisz tylko|powiedz tylko|odpowiedz tylko"},
+	{aOnlySay, "ru", "просто скажи|просто напиши|только выведи|просто выведи"},
+	{aOnlySay, "tr", "sadece yaz|sadece söyle|yalnızca yaz"},
+	{aOnlySay, "ko", "만 출력|라고만|만 말해"},
+	{aOnlySay, "ja", "とだけ|だけ出力|だけを出力"},
+	{aOnlySay, "zh", "直接输出|直接复述|只输出|只回复|直接说"},
+	{aOnlySay, "ar", "اكتب فقط|قل فقط|فقط قل|فقط اكتب|أخرج فقط|والإخراج فقط|وكرر فقط|فقط أخرج"},
+	{aOnlySay, "hi", "बस कहें|बस कहो|बस टाइप|बस लिखें|सीधे लिखें"},
+	{aOnlySay, "bn", "শুধু বলুন|শুধু আউটপুট|শুধু লিখুন|শুধু বলো"},
 }
