@@ -73,6 +73,10 @@ const (
 	aAppend                         // aggiungi, ekle: add to a link
 	aSecret                         // password, chiavi API: what a link may carry away
 	aOnlySay                        // di solo, فقط قل: just say what follows
+	aTold                           // what they told you: read with aAtStart
+	aAtStart                        // at the start, before this conversation
+	aSys                            // di sistema, システム: the assistant's, unless "of" follows
+	aOf                             // del, des, van: "of", another owner
 )
 
 // aimVerbs are the classes of verbs.
@@ -407,7 +411,8 @@ func revealAsked(hs []aimHit, ti, vi int, all aimClass, your, strong, imperative
 // verb aimed at it.
 func aimDeclared(v *view, hs []aimHit, ti int, your, mine bool, done *aimClass, out []rawFinding) []rawFinding {
 	t := hs[ti]
-	if !t.en && (t.class&aRules != 0 && your || t.class&aAbove != 0) && !mine && *done&aRules == 0 && after(hs, ti, aVoid) {
+	told := t.class&aTold == 0 || anyClass(hs, aAtStart)
+	if !t.en && (t.class&aRules != 0 && your || t.class&aAbove != 0 && told) && !mine && *done&aRules == 0 && after(hs, ti, aVoid) {
 		// "Le tue regole non valgono più": declared void; "quello che
 		// ti hanno detto non conta più", Medium like "the above".
 		sev := Severity(Medium)
@@ -650,6 +655,7 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 	t := hs[ti]
 	strong = t.class&aStrong != 0
 	own, your = t.class&aSelf != 0, t.class&aSelf != 0
+	sysEnd := -1
 	for _, h := range hs {
 		if h.start == t.start && h.end == t.end {
 			continue
@@ -671,8 +677,22 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 		own = own || h.class&(aOwn|aYour) != 0
 		your = your || h.class&aYour != 0
 		strong = strong || h.class&aStrong != 0
+		if h.class&aSys != 0 {
+			sysEnd = max(sysEnd, h.end)
+		}
 	}
+	your = your || sysEnd >= 0 && !ofAt(hs, max(sysEnd, t.end))
 	return
+}
+
+// ofAt reports an "of" right at p: "istruzioni di sistema del router".
+func ofAt(hs []aimHit, p int) bool {
+	for _, h := range hs {
+		if h.class&aOf != 0 && h.start >= p && h.start-p <= 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // askedBefore reports an own word other than "all" near the target
@@ -684,6 +704,16 @@ func askedBefore(hs []aimHit, ti int) bool {
 			continue
 		}
 		if h.end <= t.start && t.start-h.end <= aimOwnReach || h.start >= t.end && h.start-t.end <= 24 {
+			return true
+		}
+	}
+	return false
+}
+
+// anyClass reports a word of class c in the clause.
+func anyClass(hs []aimHit, c aimClass) bool {
+	for _, h := range hs {
+		if h.class&c != 0 {
 			return true
 		}
 	}
