@@ -441,10 +441,12 @@ func isEmailLocal(c byte) bool {
 // value looks like a real secret: long enough, not a placeholder, and of
 // enough entropy.
 func secretAssignment(text string, i int) (rawFinding, bool) {
+	// (Only the prefixes are compared without case: lowering the rest of
+	// the text at each keyword made a text of many keywords quadratic.)
 	// The keyword may be the tail of an identifier (DB_PASSWORD), but not
 	// of a longer word (passwordless is not a keyword).
 	e := i
-	for e < len(text) && (isAlnum(text[e]) || text[e] == '_' || text[e] == '-' || text[e] == ' ' && e-i < 12 && strings.HasPrefix(strings.ToLower(text[i:]), "mot de passe")) {
+	for e < len(text) && (isAlnum(text[e]) || text[e] == '_' || text[e] == '-' || text[e] == ' ' && e-i < 12 && hasPrefixFold(text[i:], "mot de passe")) {
 		e++
 	}
 	if e == i || e-i > 40 {
@@ -460,7 +462,7 @@ func secretAssignment(text string, i int) (rawFinding, bool) {
 		j += 2
 	case j < len(text) && (text[j] == '=' || text[j] == ':'):
 		j++
-	case strings.HasPrefix(strings.ToLower(text[j:]), "is "):
+	case hasPrefixFold(text[j:], "is "):
 		j += 3
 		natural = true
 	default:
