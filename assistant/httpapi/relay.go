@@ -112,7 +112,7 @@ func parseFrame(p []byte) (kind byte, seq uint64, data []byte, err error) {
 	}
 	kind = p[0]
 	seq, n := binary.Uvarint(p[1:])
-	if n <= 0 {
+	if n <= 0 || n != len(binary.AppendUvarint(nil, seq)) { // one encoding per number
 		return 0, 0, nil, errRelayFrame
 	}
 	data = p[1+n:]
