@@ -83,6 +83,14 @@ func (h *Hub) Deliver(topic string, payload []byte) {
 	}
 }
 
+// Has reports whether topic has subscribers, so that a payload nobody
+// wants need not be decoded.
+func (h *Hub) Has(topic string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs[topic]) > 0
+}
+
 // DropAll ends every subscription (closes its channel): the Relay lost
 // payloads they may have wanted.
 func (h *Hub) DropAll() {

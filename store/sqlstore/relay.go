@@ -185,8 +185,8 @@ func (r *relay) notified(c *relayConn, msg string) {
 		return // a newer connection delivers from now on
 	}
 	topic, enc, ok := strings.Cut(msg, " ")
-	if !ok {
-		return
+	if !ok || !r.hub.Has(topic) {
+		return // another Store's, or nobody here listens to it
 	}
 	p, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
