@@ -12,9 +12,10 @@ import (
 const ndjsonType = "application/x-ndjson"
 
 // resumeStream serves GET /api/chat/threads/{id}/stream: the NDJSON
-// stream of the thread's turn running on this instance, replayed from its
-// first block and followed to its end, or 204 when none runs here (it
-// ended, it runs on another instance, or it is not this user's). A page
+// stream of the thread's turn running on this instance, or on another
+// sharing a relaying Store (relay.go), replayed from its first block and
+// followed to its end, or 204 when none runs (it ended, it runs on another
+// instance that the Store cannot reach, or it is not this user's). A page
 // reloaded mid-answer uses it to show the answer growing again; on a 204
 // it reads the thread, and polls while its last answer is still streaming.
 // Only the owner's own streams are found: a thread id is looked up under
