@@ -132,7 +132,10 @@ func testRelayInvalid(t *testing.T, _ store.Store, r store.Relay) {
 func testRelaySlow(t *testing.T, _ store.Store, r store.Relay) {
 	slow := subscribe(t, r, t.Context(), "storetest.slow")
 	fast := subscribe(t, r, t.Context(), "storetest.slow")
-	n := store.RelayBuffer + 20
+	// The publisher waits for the reading subscriber after every half
+	// buffer, so only the other one falls behind.
+	n, half := store.RelayBuffer+20, store.RelayBuffer/2
+	caught := make(chan struct{})
 	published := make(chan error, 1)
 	go func() {
 		for i := range n {
@@ -140,12 +143,21 @@ func testRelaySlow(t *testing.T, _ store.Store, r store.Relay) {
 				published <- err
 				return
 			}
+			if (i+1)%half == 0 {
+				select {
+				case <-caught:
+				case <-t.Context().Done():
+				}
+			}
 		}
 		published <- nil
 	}()
 	for i := range n {
 		if got := receive(t, fast, fmt.Sprintf("payload %d", i)); string(got) != fmt.Sprint(i) {
 			t.Fatalf("the reading subscriber got %q, want %d", got, i)
+		}
+		if (i+1)%half == 0 {
+			caught <- struct{}{}
 		}
 	}
 	must(t, <-published, "Publish")
