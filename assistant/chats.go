@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"slices"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/store"
@@ -79,6 +80,29 @@ func (e *Engine) ownThread(ctx context.Context, u parley.User, id string) (th st
 		return store.Thread{}, false, e.storeErr("resolve thread", err)
 	}
 	return th, false, nil
+}
+
+// Streaming reports whether id names a thread (or chat) of u's own whose
+// last answer is still streaming, in this process or another sharing the
+// Store: a front end asks before looking for the stream elsewhere
+// (assistant/httpapi's resume). Another user's id, or an unknown one, is
+// false. It only reads: no permission is checked beyond ownership, and
+// nothing is audited.
+func (e *Engine) Streaming(ctx context.Context, u parley.User, id string) (bool, error) {
+	th, own, err := e.ownThread(ctx, u, id)
+	if err != nil || !own {
+		return false, err
+	}
+	msgs, err := e.cfg.Store.ListMessages(ctx, th.ID)
+	if err != nil {
+		return false, e.storeErr("list messages", err)
+	}
+	for _, m := range slices.Backward(msgs) {
+		if m.Role == store.RoleAssistant && m.SupersededAt == nil {
+			return m.Status == store.StatusStreaming, nil
+		}
+	}
+	return false, nil
 }
 
 // threadToWrite resolves the thread a request of u writes to, checked as

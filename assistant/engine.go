@@ -62,6 +62,14 @@ func New(cfg Config) (*Engine, error) {
 // shutdown after the HTTP server has stopped taking requests.
 func (e *Engine) Wait(ctx context.Context) error { return e.running.wait(ctx) }
 
+// Relay returns the Engine's Store as a store.Relay, or nil when it is not
+// one, so a front end serving the Engine (assistant/httpapi) can reach, on
+// another process sharing the Store, a stream that runs there.
+func (e *Engine) Relay() store.Relay {
+	r, _ := e.cfg.Store.(store.Relay)
+	return r
+}
+
 // Request is one user message to the assistant, or the user's answer to
 // what the previous turn left waiting: a confirm card (Decision), calls of
 // client-side tools (ToolResults) or an ask_user form (Form). At most one of

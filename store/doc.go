@@ -18,9 +18,12 @@
 // assertion, as io/fs does for fs.ReadFileFS, so a Store without them is
 // still a Store. ThreadBatch (many threads in one read) and ThreadWatcher
 // (thread changes pushed from other processes) serve the Engine's one
-// watcher of its running turns. memstore and sqlstore implement the
-// first three and ThreadBatch; sqlstore also implements ThreadWatcher,
-// which it supports on PostgreSQL only. storetest checks each when it is
+// watcher of its running turns. Relay (short messages between processes)
+// lets assistant/httpapi follow, on one instance, a stream running on
+// another. memstore and sqlstore implement the first three, ThreadBatch
+// and Relay (memstore within its process; sqlstore on PostgreSQL only);
+// sqlstore also implements ThreadWatcher, which it supports on PostgreSQL
+// only. storetest checks each when it is
 // there and skips its cases, naming it, when it is not.
 //
 // # Errors

@@ -44,7 +44,8 @@
 //	                                messageMetadata carries threadId (the stored id; the chat
 //	                                id names the thread on every route too), messageId,
 //	                                userMessageId, title, connection and model
-//	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance, replayed
+//	GET    /api/chat/ui/{id}/stream -> the chat's stream running on this instance (or on
+//	                                another, through a relaying Store: relay.go), replayed
 //	                                from its start, or 204
 //	GET    /api/chat/ui/{id}        -> {"messages": [...]}: the thread as useChat's initial
 //	                                messages, the parts that streamed (uistream.History)
@@ -65,8 +66,8 @@
 //	PATCH  /api/chat/threads/{id}   {"title"} -> {"thread"}; renames the thread
 //	DELETE /api/chat/threads/{id}   -> 204; archives the thread; ?hard=true deletes it for good
 //	GET    /api/chat/threads/{id}/stream -> the NDJSON stream of the thread's turn running on
-//	                                this instance, replayed from its first block and followed
-//	                                to its end, or 204 (resume.go)
+//	                                this instance (or another, as above), replayed from its
+//	                                first block and followed to its end, or 204 (resume.go)
 //	POST   /api/chat/threads/{id}/cancel -> 202; stops the running turn, on any instance
 //	PUT    /api/chat/threads/{id}/messages/{message_id}/feedback
 //	                                {"rating": "up"|"down", "category"?, "comment"?}

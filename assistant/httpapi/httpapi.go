@@ -88,6 +88,9 @@ type Handler struct {
 
 	uiLive uiLiveStreams // AI SDK streams running here, for a resume
 	live   uiLiveStreams // NDJSON streams running here, by thread, for a resume (resume.go)
+
+	relay   store.Relay // the Engine's Store, if it relays: resumes across instances (relay.go)
+	follows follows
 }
 
 // New returns a Handler serving eng. It panics on a programming error
@@ -107,7 +110,10 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	h := &Handler{eng: eng, cfg: cfg, mux: http.NewServeMux()}
+	h := &Handler{eng: eng, cfg: cfg, mux: http.NewServeMux(), relay: eng.Relay()}
+	if h.relay != nil {
+		h.uiLive.counted, h.live.counted = h.liveCount, h.liveCount
+	}
 	routes := []struct {
 		method, path string
 		h            http.HandlerFunc

@@ -12,9 +12,10 @@ import (
 const ndjsonType = "application/x-ndjson"
 
 // resumeStream serves GET /api/chat/threads/{id}/stream: the NDJSON
-// stream of the thread's turn running on this instance, replayed from its
-// first block and followed to its end, or 204 when none runs here (it
-// ended, it runs on another instance, or it is not this user's). A page
+// stream of the thread's turn running on this instance, or on another
+// sharing a relaying Store (relay.go), replayed from its first block and
+// followed to its end, or 204 when none runs (it ended, it runs on another
+// instance that the Store cannot reach, or it is not this user's). A page
 // reloaded mid-answer uses it to show the answer growing again; on a 204
 // it reads the thread, and polls while its last answer is still streaming.
 // Only the owner's own streams are found: a thread id is looked up under
@@ -22,7 +23,7 @@ const ndjsonType = "application/x-ndjson"
 func (h *Handler) resumeStream(w http.ResponseWriter, r *http.Request, u parley.User) {
 	b := blocks.Block{Kind: blocks.Error, ErrorCode: string(assistant.CodeUnsupported),
 		Content: "This answer is too long to follow here. Reload the conversation to see it."}
-	h.resume(w, r, u, &h.live, ndjsonHeaders, blocks.AppendNDJSON(nil, &b))
+	h.resume(w, r, u, transportNDJSON, ndjsonHeaders, blocks.AppendNDJSON(nil, &b))
 }
 
 // ndjsonHeaders are the response headers of an NDJSON stream and of its
@@ -35,17 +36,19 @@ var ndjsonHeaders = map[string]string{
 }
 
 // resume serves a resume route of either transport: the stream of u's
-// id running on this instance in live, with headers, replayed from its
-// start and followed to its end (see follow, which ends it with tooLong
-// past the replay limit), or 204 when none runs here.
-func (h *Handler) resume(w http.ResponseWriter, r *http.Request, u parley.User, live *uiLiveStreams, headers map[string]string, tooLong []byte) {
+// id running on this instance, with headers, replayed from its start and
+// followed to its end (see follow, which ends it with tooLong past the
+// replay limit), or 204 when it has ended or is not resumable. With no
+// such stream here, it asks the instances sharing the Store
+// (resumeElsewhere).
+func (h *Handler) resume(w http.ResponseWriter, r *http.Request, u parley.User, transport string, headers map[string]string, tooLong []byte) {
 	id, ok := h.pathValue(w, r, "id")
 	if !ok {
 		return
 	}
-	s := live.get(u.ID, id)
+	s := h.liveOf(transport).get(u.ID, id)
 	if s == nil {
-		w.WriteHeader(http.StatusNoContent)
+		h.resumeElsewhere(w, r, u, transport, id, headers, tooLong)
 		return
 	}
 	p, done, replayable, wake := s.from(0)

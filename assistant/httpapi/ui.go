@@ -558,6 +558,9 @@ const maxReplayBytes = 4 << 20
 type uiLiveStreams struct {
 	mu sync.Mutex
 	m  map[string]*uiLiveStream
+	// counted, if set, learns of each stream starting (+1) and ending
+	// (-1), outside mu (relay.go).
+	counted func(delta int)
 }
 
 type uiLiveStream struct {
@@ -573,20 +576,27 @@ func liveKey(owner, chat string) string { return owner + "\x00" + chat }
 func (l *uiLiveStreams) start(owner, chat string) *uiLiveStream {
 	s := &uiLiveStream{wake: make(chan struct{})}
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.m == nil {
 		l.m = map[string]*uiLiveStream{}
 	}
 	l.m[liveKey(owner, chat)] = s
+	l.mu.Unlock()
+	if l.counted != nil {
+		l.counted(+1)
+	}
 	return s
 }
 
+// end ends s, which start returned: every start is ended once.
 func (l *uiLiveStreams) end(owner, chat string, s *uiLiveStream) {
 	s.finish()
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if k := liveKey(owner, chat); l.m[k] == s {
 		delete(l.m, k)
+	}
+	l.mu.Unlock()
+	if l.counted != nil {
+		l.counted(-1)
 	}
 }
 
@@ -632,8 +642,9 @@ func (s *uiLiveStream) from(off int) ([]byte, bool, bool, <-chan struct{}) {
 }
 
 // uiResume serves GET /api/chat/ui/{id}/stream: the stream of the chat
-// running on this instance, replayed from its start, or 204.
+// running on this instance, or on another sharing a relaying Store,
+// replayed from its start, or 204.
 func (h *Handler) uiResume(w http.ResponseWriter, r *http.Request, u parley.User) {
-	h.resume(w, r, u, &h.uiLive, uistream.Headers,
+	h.resume(w, r, u, transportUI, uistream.Headers,
 		[]byte(`data: {"type":"error","errorText":"This answer is too long to resume here. Reload the conversation to see it."}`+"\n\ndata: [DONE]\n\n"))
 }

@@ -7,7 +7,8 @@
 // A Store is safe for concurrent use. One sync.RWMutex guards it: reads
 // share it, writes hold it alone, so AppendTurn assigns Seq without gaps or
 // duplicates. A Store lives in one process, so a cancel requested through
-// it is seen only by that process.
+// it is seen only by that process, and its store.Relay reaches only the
+// subscribers of that process (Publish delivers before it returns).
 //
 // # Copies
 //

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/relayhub"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -34,6 +35,7 @@ type Store struct {
 	prompts       map[string]*store.SystemPrompt   // by id
 	preferences   map[string]store.ModelPreference // by user id
 	autoApprovals map[string][]string              // by user id: sorted, without repeats
+	relay         relayhub.Hub                     // store.Relay's subscriptions (relay.go)
 }
 
 // thread is a stored thread and its messages, which are kept in Seq order:

@@ -17,7 +17,13 @@
 // store.ThreadWatcher (on PostgreSQL: triggers NOTIFY the channel
 // parley_threads with a thread's id when its cancel request or last message
 // changes or it is deleted, and WatchThreads LISTENs on one connection of
-// the pool while it runs; give the pool one connection more for it).
+// the pool while it runs; give the pool one connection more for it), and a
+// store.Relay (on PostgreSQL: Publish is pg_notify on the channel
+// parley_relay, and the Store's subscriptions share one LISTEN connection
+// of the pool while there are any: one connection more again). NOTIFY
+// channels belong to the database, not a schema: Stores in two schemas of
+// one database hear each other's relay and watch notifications (harmless
+// to correctness, as topics and thread ids are never shared).
 //
 // # Dialects
 //

@@ -56,6 +56,7 @@ type Store struct {
 	// 1): SQLite has one writer at a time, and waiting here, with the
 	// caller's context, beats spinning on SQLITE_BUSY. Nil on PostgreSQL.
 	writes sqltx.WriteLock
+	relay  relay // store.Relay's subscriptions (relay.go)
 }
 
 // New returns a Store over db, which the host opened and keeps owning

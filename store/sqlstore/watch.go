@@ -66,7 +66,8 @@ func (s *Store) WatchThreads(ctx context.Context, changed func(threadID string))
 	}
 	wait := 100 * time.Millisecond
 	for {
-		listened, err := s.listen(ctx, changed)
+		// What changed while nobody listened is not notified: changed("").
+		listened, err := s.listen(ctx, threadsChannel, func() { changed("") }, changed)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -85,9 +86,11 @@ func (s *Store) WatchThreads(ctx context.Context, changed func(threadID string))
 	}
 }
 
-// listen holds one LISTEN session until ctx ends or the connection fails,
-// and reports whether LISTEN succeeded.
-func (s *Store) listen(ctx context.Context, changed func(threadID string)) (listened bool, err error) {
+// listen holds one LISTEN session on channel until ctx ends or the
+// connection fails, and reports whether LISTEN succeeded. It calls
+// listening once LISTEN succeeded, then notified with each payload, from
+// its own goroutine.
+func (s *Store) listen(ctx context.Context, channel string, listening func(), notified func(payload string)) (listened bool, err error) {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return false, err
@@ -96,14 +99,14 @@ func (s *Store) listen(ctx context.Context, changed func(threadID string)) (list
 	err = conn.Raw(func(dc any) error {
 		pc, ok := dc.(interface{ Conn() *pgx.Conn })
 		if !ok {
-			return fmt.Errorf("sqlstore: watch threads: driver connection %T is not pgx's: %w", dc, errors.ErrUnsupported)
+			return fmt.Errorf("sqlstore: listen: driver connection %T is not pgx's: %w", dc, errors.ErrUnsupported)
 		}
 		c := pc.Conn()
-		if _, err := c.Exec(ctx, "LISTEN "+threadsChannel); err != nil {
+		if _, err := c.Exec(ctx, "LISTEN "+channel); err != nil {
 			return driver.ErrBadConn
 		}
 		listened = true
-		changed("") // what changed while nobody listened is not notified
+		listening()
 		for {
 			n, err := c.WaitForNotification(ctx)
 			if err != nil {
@@ -111,7 +114,7 @@ func (s *Store) listen(ctx context.Context, changed func(threadID string)) (list
 				// to the pool, where notifications would pile up.
 				return driver.ErrBadConn
 			}
-			changed(n.Payload)
+			notified(n.Payload)
 		}
 	})
 	if errors.Is(err, driver.ErrBadConn) {

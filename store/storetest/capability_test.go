@@ -13,7 +13,7 @@ import (
 // A store that implements only store.Store passes the suite: the cases of
 // each optional interface skip instead of failing, and the others run.
 func TestOptionalGroupsSkipWithoutTheirInterface(t *testing.T) {
-	optional := []string{"Feedback", "SystemPrompts", "Preferences", "AutoApprovals", "ThreadBatch", "ThreadWatcher"} // groups of optional interfaces
+	optional := []string{"Feedback", "SystemPrompts", "Preferences", "AutoApprovals", "ThreadBatch", "ThreadWatcher", "Relay"} // groups of optional interfaces
 	var (
 		mu               sync.Mutex
 		skipped          = map[string]int{}

@@ -142,6 +142,17 @@
 //     first and later ones, all succeed and leave one writer's whole
 //     write; hostile user ids, connections and models round-trip;
 //     canceled contexts as for the others.
+//   - Relay, only for a store that implements store.Relay (skipped,
+//     naming it, otherwise, and when Subscribe is errors.ErrUnsupported,
+//     which Publish must then be too): every subscriber of a topic gets its
+//     payloads in order and no other topic's; payloads round-trip every
+//     byte (NUL, bytes that are not UTF-8, MaxRelayPayload of them); a
+//     subscription's channel closes when its context ends, and Subscribe
+//     with a canceled context fails with it; a topic that is empty, too
+//     long or not printable ASCII, or a payload past MaxRelayPayload, is
+//     ErrInvalid; a subscriber that never reads is dropped (its channel
+//     closed) after at most RelayBuffer payloads while the others get
+//     every one and Publish never blocks on it.
 //
 // # What a store may change
 //

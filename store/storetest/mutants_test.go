@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -132,6 +133,10 @@ var mutants = []mutant{
 		"Preferences/ClearLeavesOtherUsersAlone"},
 	{"PreferenceInsertByCheckThenAct", func(s *memstore.Store) store.Store { return &insertPreference{Store: s} },
 		"Preferences/ConcurrentSetsForOneUserLeaveOneWholeWrite"},
+	{"RelayDropsNUL", func(s *memstore.Store) store.Store { return relayDropsNUL{s} },
+		"Relay/PayloadsRoundTripEveryByte"},
+	{"RelayToEveryTopic", func(s *memstore.Store) store.Store { return &relayEveryTopic{Store: s} },
+		"Relay/PublishReachesEverySubscriberOfTheTopicInOrderAndNoOther"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -1100,4 +1105,42 @@ func (s *insertPreference) SetModelPreference(ctx context.Context, p store.Model
 		return fmt.Errorf("insert model preference of %q: %w", p.UserID, store.ErrConflict)
 	}
 	return s.Store.SetModelPreference(ctx, p)
+}
+
+// relayDropsNUL relays payloads without their NUL bytes, as a NOTIFY of
+// the raw bytes would.
+type relayDropsNUL struct{ *memstore.Store }
+
+func (s relayDropsNUL) Publish(ctx context.Context, topic string, p []byte) error {
+	return s.Store.Publish(ctx, topic, bytes.ReplaceAll(p, []byte{0}, nil))
+}
+
+// relayEveryTopic delivers each payload to the subscribers of every topic,
+// as a relay that forgot to filter its one channel by topic would.
+type relayEveryTopic struct {
+	*memstore.Store
+	mu     sync.Mutex
+	topics map[string]bool
+}
+
+func (s *relayEveryTopic) Subscribe(ctx context.Context, topic string) (<-chan []byte, error) {
+	s.mu.Lock()
+	if s.topics == nil {
+		s.topics = map[string]bool{}
+	}
+	s.topics[topic] = true
+	s.mu.Unlock()
+	return s.Store.Subscribe(ctx, topic)
+}
+
+func (s *relayEveryTopic) Publish(ctx context.Context, _ string, p []byte) error {
+	s.mu.Lock()
+	topics := slices.Sorted(maps.Keys(s.topics))
+	s.mu.Unlock()
+	for _, t := range topics {
+		if err := s.Store.Publish(ctx, t, p); err != nil {
+			return err
+		}
+	}
+	return nil
 }

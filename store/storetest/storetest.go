@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"AutoApprovals", autoApprovalCases},
 		{"ThreadBatch", batchCases},
 		{"ThreadWatcher", watchCases},
+		{"Relay", relayCases},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
