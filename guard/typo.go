@@ -42,8 +42,10 @@ var moreRealWords = []string{
 }
 
 // typoMargin is how far below the learned layer's Medium threshold the
-// typo view still runs.
-const typoMargin = 4.5
+// typo view still runs: 3 logits below the threshold the layer was once
+// calibrated at, which guardlab's TrainConfig.Shift has since raised by
+// 2.5.
+const typoMargin = 5.5
 
 // typoContext is how far around the learned layer's best window the typo
 // view reads: the window is where an attack's words are, and a long text
