@@ -64,7 +64,7 @@ func TestExecuteToolOverTheRateAsksNoJudge(t *testing.T) {
 		c.ToolRate = quota.Rate{Calls: 1, Per: time.Hour}
 	})
 	for i := range 3 {
-		args, err := json.Marshal(map[string]string{"city": uncertain + string(rune('A'+i))})
+		args, err := json.Marshal(map[string]string{"city": string(rune('A'+i)) + ": " + uncertain})
 		if err != nil {
 			t.Fatal(err)
 		}
