@@ -356,7 +356,7 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		_ = db.close()
 		return nil, err
 	}
-	reg, closeMCP, err := attachMCPTools(context.Background(), s.MCPTools, reg, log)
+	registry, closeMCP, err := attachMCPTools(context.Background(), s.MCPTools, reg, log)
 	if err != nil {
 		_ = db.close()
 		return nil, err
@@ -375,9 +375,9 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		Connections:       m.connections,
 		ContextWindow:     s.ContextWindow,
 		Store:             db.store,
-		Tools:             reg,
+		Tools:             registry,
 		Authorizer: assistant.RoleAuthorizer{
-			Tools: map[string][]string{"user": append([]string{"category:notes", "category:general"}, mcpGrants(reg)...), "staff": {"*"}},
+			Tools: map[string][]string{"user": append([]string{"category:notes", "category:general"}, mcpGrants(s.MCPTools)...), "staff": {"*"}},
 			Staff: []string{"staff"},
 		},
 		AssistantName: "Notes Assistant",

@@ -42,16 +42,17 @@ func readMCPToolsURL() (string, error) {
 }
 
 // attachMCPTools connects to the MCP server at endpoint and returns reg
-// with the server's tools beside the demo's, and a function that closes
-// the session (the tools call the server through it). An empty endpoint
-// returns reg as it is.
-func attachMCPTools(ctx context.Context, endpoint string, reg *tools.Set, log *slog.Logger) (*tools.Set, func(), error) {
+// with the server's tools beside the demo's, followed as the server
+// changes its list, and a function that closes the session (the tools
+// call the server through it). An empty endpoint returns reg as it is.
+func attachMCPTools(ctx context.Context, endpoint string, reg tools.Registry, log *slog.Logger) (tools.Registry, func(), error) {
 	if endpoint == "" {
 		return reg, func() {}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "parley-example", Version: "1"}, nil)
+	live := mcptools.NewLive(mcptools.Options{Prefix: mcpToolsPrefix, Category: mcpToolsCategory, Logger: log})
+	client := mcp.NewClient(&mcp.Implementation{Name: "parley-example", Version: "1"}, &mcp.ClientOptions{ToolListChangedHandler: live.OnListChanged})
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("PARLEY_MCP_TOOLS: connect to %s: %w", endpoint, err)
@@ -61,18 +62,14 @@ func attachMCPTools(ctx context.Context, endpoint string, reg *tools.Set, log *s
 			log.Warn("closing the MCP tools session", "err", err)
 		}
 	}
-	imported, err := mcptools.Import(ctx, cs, mcptools.Options{Prefix: mcpToolsPrefix, Category: mcpToolsCategory, Logger: log})
-	if err != nil {
+	if err := live.Refresh(ctx, cs); err != nil {
 		closeSession()
 		return nil, nil, fmt.Errorf("PARLEY_MCP_TOOLS: %w", err)
 	}
-	merged, err := tools.NewSet(append(reg.All(), imported...)...)
-	if err != nil {
-		closeSession()
-		return nil, nil, fmt.Errorf("PARLEY_MCP_TOOLS: %w", err)
-	}
-	log.Info("attached an MCP server's tools", "endpoint", endpoint, "tools", len(imported))
-	return merged, closeSession, nil
+	log.Info("attached an MCP server's tools", "endpoint", endpoint, "tools", len(live.All()))
+	// The demo's tools keep their names: a server's tool of the same name
+	// (after the prefix) is hidden.
+	return tools.Join(reg, live), closeSession, nil
 }
 
 // mcpHandler serves the Engine's tools at /mcp, authenticated by the
@@ -89,13 +86,12 @@ func (a *app) close() error {
 	return a.database.close()
 }
 
-// mcpGrants are the grants that let role user use the tools
-// PARLEY_MCP_TOOLS attached to reg: none when it attached none.
-func mcpGrants(reg *tools.Set) []string {
-	for _, t := range reg.All() {
-		if t.Spec().Category == mcpToolsCategory {
-			return []string{"category:" + mcpToolsCategory}
-		}
+// mcpGrants is what role user may use of an attached MCP server: its
+// category, whatever tools the server lists now or later; none without a
+// server.
+func mcpGrants(endpoint string) []string {
+	if endpoint == "" {
+		return nil
 	}
-	return nil
+	return []string{"category:" + mcpToolsCategory}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -161,6 +162,22 @@ func TestDemoAttachesAnMCPServersTools(t *testing.T) {
 	}
 	if ok, code, _ := mcpCall(t, cs, "ext_wipe", map[string]string{}); ok || code != "NEEDS_APPROVAL" || wipes.Load() != 0 {
 		t.Errorf("ext_wipe: ok %v code %q, ran %d; want NEEDS_APPROVAL and no run", ok, code, wipes.Load())
+	}
+	// The server's list is followed: a tool it adds later is offered, one
+	// it removes is gone.
+	remote.AddTool(&mcp.Tool{Name: "later", Description: "Added later.", InputSchema: obj, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "later"}}}, nil
+		})
+	remote.RemoveTools("wipe")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		names = mcpToolNames(t, cs)
+		if slices.Contains(names, "ext_later") && !slices.Contains(names, "ext_wipe") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("alice sees %v 10 s after the server's list changed, want ext_later and no ext_wipe", names)
+		}
 	}
 }
 
