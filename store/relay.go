@@ -13,8 +13,11 @@ const MaxRelayPayload = 4096
 const MaxRelayTopic = 128
 
 // RelayBuffer is how many payloads a subscription holds for its reader
-// before the Relay gives up on it (see Relay.Subscribe).
-const RelayBuffer = 128
+// before the Relay gives up on it (see Relay.Subscribe): enough for 4 MiB
+// in payloads of MaxRelayPayload, the most a resumed stream replays at
+// once, so a reader that takes a replay a little slower than it is
+// published keeps up.
+const RelayBuffer = 1088
 
 // Relay passes short messages between the processes sharing the store, so
 // that they need no other service to talk: the HTTP front end uses it to

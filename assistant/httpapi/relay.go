@@ -55,8 +55,11 @@ const (
 	// response gives up on it.
 	relayQuiet = 10 * time.Second
 	followLost = 3 * relayQuiet
-	// maxRelays bounds the streams one Handler relays at once.
-	maxRelays = 64
+	// maxRelays bounds the streams one Handler relays at once, and
+	// maxRelaysPerOwner those of one user: one user's resumes cannot take
+	// every slot.
+	maxRelays         = 64
+	maxRelaysPerOwner = 4
 	// maxFrameData is the most stream bytes one frame carries.
 	maxFrameData = store.MaxRelayPayload - 1 - binary.MaxVarintLen64
 )
@@ -81,6 +84,8 @@ type followRequest struct {
 	Owner     string `json:"u"`
 	ID        string `json:"id"`
 	Reply     string `json:"r"`
+	// Stop says the follower left: the relay to Reply ends.
+	Stop bool `json:"s,omitempty"`
 }
 
 var errRelayFrame = errors.New("httpapi: malformed relay message")
@@ -129,11 +134,11 @@ func parseFrame(p []byte) (kind byte, seq uint64, data []byte, err error) {
 // listens for follow requests, and how many streams it relays.
 type follows struct {
 	mu      sync.Mutex
-	live    int                // streams in uiLive and live
-	stop    context.CancelFunc // ends the listening; nil when not listening
-	endings int                // times live fell to 0: names the linger that may stop
-	replies map[string]bool    // the reply topics relayed to now: one relay each
-	off     bool               // the Store does not support relaying
+	live    int                  // streams in uiLive and live
+	stop    context.CancelFunc   // ends the listening; nil when not listening
+	endings int                  // times live fell to 0: names the linger that may stop
+	replies map[string]*relaying // the reply topics relayed to now: one relay each
+	off     bool                 // the Store does not support relaying
 }
 
 // liveCount counts a live stream starting (+1) or ending (-1): the first
@@ -223,22 +228,41 @@ func (h *Handler) answerFollow(p []byte) {
 	f := &h.follows
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	switch {
-	case f.replies[req.Reply]:
+	if r := f.replies[req.Reply]; r != nil || req.Stop {
+		if r != nil && req.Stop && r.owner == req.Owner {
+			r.stopOnce.Do(func() { close(r.stop) })
+		}
 		return // a repeated request: the stream is on its way
-	case len(f.replies) >= maxRelays:
-		h.cfg.Logger.Warn("httpapi: follow request ignored: too many streams relayed", "max", maxRelays)
+	}
+	owned := 0
+	for _, r := range f.replies {
+		if r.owner == req.Owner {
+			owned++
+		}
+	}
+	switch {
+	case len(f.replies) >= maxRelays, owned >= maxRelaysPerOwner:
+		h.cfg.Logger.Warn("httpapi: follow request ignored: too many streams relayed", "max", maxRelays, "per_user", maxRelaysPerOwner)
 		return
 	case f.replies == nil:
-		f.replies = map[string]bool{}
+		f.replies = map[string]*relaying{}
 	}
-	f.replies[req.Reply] = true
+	r := &relaying{owner: req.Owner, stop: make(chan struct{})}
+	f.replies[req.Reply] = r
 	go func() {
-		h.relayStream(s, req.Reply)
+		h.relayStream(s, req.Reply, r.stop)
 		f.mu.Lock()
 		delete(f.replies, req.Reply)
 		f.mu.Unlock()
 	}()
+}
+
+// relaying is one stream relayed to a follower: stop is closed when the
+// follower says it left.
+type relaying struct {
+	owner    string
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // liveOf returns the live streams of a transport.
@@ -253,7 +277,7 @@ func (h *Handler) liveOf(transport string) *uiLiveStreams {
 // live, until it ends (an end frame), passes maxReplayBytes (an over
 // frame) or a publish fails. A stream already ended or too long sends
 // nothing: the resume answers 204, as it would here.
-func (h *Handler) relayStream(s *uiLiveStream, reply string) {
+func (h *Handler) relayStream(s *uiLiveStream, reply string, stop <-chan struct{}) {
 	var seq uint64
 	send := func(kind byte, data []byte) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), followLost)
@@ -284,6 +308,8 @@ func (h *Handler) relayStream(s *uiLiveStream, reply string) {
 			return
 		}
 		select {
+		case <-stop:
+			return // the follower left
 		case <-wake:
 			time.Sleep(relayGather)
 		case <-time.After(relayQuiet):
@@ -304,8 +330,10 @@ func (h *Handler) resumeElsewhere(w http.ResponseWriter, r *http.Request, u parl
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	frames, first, ok := h.requestFollow(ctx, cancel, followRequest{Transport: transport, Owner: u.ID, ID: id})
+	req := followRequest{Transport: transport, Owner: u.ID, ID: id, Reply: replyPrefix + rand.Text()}
+	frames, first, ok := h.requestFollow(ctx, cancel, req)
 	if !ok {
+		h.stopFollow(req)
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -313,7 +341,22 @@ func (h *Handler) resumeElsewhere(w http.ResponseWriter, r *http.Request, u parl
 		w.Header().Set(k, v)
 	}
 	w.WriteHeader(http.StatusOK)
-	relayed(w, r, frames, first, tooLong)
+	if !relayed(w, r, frames, first, tooLong) {
+		h.stopFollow(req)
+	}
+}
+
+// stopFollow tells the instance relaying req's stream that its follower
+// left, so it stops publishing: best effort, within a second.
+func (h *Handler) stopFollow(req followRequest) {
+	req.Stop = true
+	msg, err := json.Marshal(req)
+	if err != nil || len(msg) > store.MaxRelayPayload {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = h.relay.Publish(ctx, followTopic, msg)
 }
 
 // streaming reports whether id is u's own thread (or chat) with its last
@@ -330,7 +373,6 @@ func (h *Handler) streaming(ctx context.Context, u parley.User, id string) bool 
 // and returns the reply's frames and its first, a data frame numbered 0,
 // if one comes within followWait (which cancel enforces on ctx).
 func (h *Handler) requestFollow(ctx context.Context, cancel context.CancelFunc, req followRequest) (<-chan []byte, []byte, bool) {
-	req.Reply = replyPrefix + rand.Text()
 	msg, err := json.Marshal(req)
 	if err != nil || len(msg) > store.MaxRelayPayload {
 		return nil, nil, false
@@ -380,7 +422,9 @@ func (h *Handler) askFollow(ctx context.Context, msg []byte, frames <-chan []byt
 // its end frame or the client leaves. Anything but the next frame in
 // order, or followLost of silence, ends it with tooLong: the client then
 // reads the stored thread rather than take a partial stream for a whole.
-func relayed(w http.ResponseWriter, r *http.Request, frames <-chan []byte, p []byte, tooLong []byte) {
+// It reports whether the stream came to its end (or the relaying instance
+// gave up on it), so the caller need not ask it to stop.
+func relayed(w http.ResponseWriter, r *http.Request, frames <-chan []byte, p []byte, tooLong []byte) bool {
 	rc := http.NewResponseController(w)
 	lost := time.NewTimer(followLost)
 	defer lost.Stop()
@@ -388,14 +432,14 @@ func relayed(w http.ResponseWriter, r *http.Request, frames <-chan []byte, p []b
 		kind, seq, data, err := parseFrame(p)
 		if err != nil || seq != next || kind == frameOver {
 			_, _ = w.Write(tooLong)
-			return
+			return kind == frameOver && err == nil && seq == next
 		}
 		switch kind {
 		case frameEnd:
-			return
+			return true
 		case frameData:
 			if _, err := w.Write(data); err != nil {
-				return
+				return false
 			}
 			_ = rc.Flush()
 		}
@@ -406,11 +450,11 @@ func relayed(w http.ResponseWriter, r *http.Request, frames <-chan []byte, p []b
 		case <-lost.C:
 		}
 		if r.Context().Err() != nil {
-			return
+			return false
 		}
 		if !ok {
 			_, _ = w.Write(tooLong)
-			return
+			return false
 		}
 	}
 }

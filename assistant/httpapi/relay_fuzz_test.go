@@ -17,6 +17,7 @@ func FuzzParseFollow(f *testing.F) {
 	f.Add([]byte(`{"t":"ndjson","u":"a\u0000b","id":"x","r":"parley.reply.a b"}`))
 	f.Add([]byte(`{"t":"ui","u":"","id":"x","r":"parley.follow"}`))
 	f.Add([]byte(`[]`))
+	f.Add([]byte(`{"t":"ui","u":"alice","id":"chat-1","r":"parley.reply.ABC","s":true}`))
 	f.Fuzz(func(t *testing.T, p []byte) {
 		req, err := parseFollow(p)
 		if err != nil {

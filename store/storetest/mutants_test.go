@@ -137,6 +137,10 @@ var mutants = []mutant{
 		"Relay/PayloadsRoundTripEveryByte"},
 	{"RelayToEveryTopic", func(s *memstore.Store) store.Store { return &relayEveryTopic{Store: s} },
 		"Relay/PublishReachesEverySubscriberOfTheTopicInOrderAndNoOther"},
+	{"RelayRepeatsLongPayloads", func(s *memstore.Store) store.Store { return relayRepeats{s} },
+		"Relay/PublishReachesEverySubscriberOfTheTopicInOrderAndNoOther"},
+	{"RelayKeepsThePublishersBuffer", newRelayShares,
+		"Relay/PayloadsRoundTripEveryByte"},
 }
 
 const mutantEnv = "STORETEST_MUTANT"
@@ -1141,6 +1145,52 @@ func (s *relayEveryTopic) Publish(ctx context.Context, _ string, p []byte) error
 		if err := s.Store.Publish(ctx, t, p); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// relayRepeats delivers every payload over 1 KiB twice, as a relay that
+// retries a send it wrongly took for failed would.
+type relayRepeats struct{ *memstore.Store }
+
+func (s relayRepeats) Publish(ctx context.Context, topic string, p []byte) error {
+	if err := s.Store.Publish(ctx, topic, p); err != nil || len(p) <= 1024 {
+		return err
+	}
+	return s.Store.Publish(ctx, topic, p)
+}
+
+// relayShares hands every subscriber the publisher's own buffer, as a
+// relay that forgot to copy would.
+type relayShares struct {
+	*memstore.Store
+	mu   *sync.Mutex
+	subs map[string][]chan []byte
+}
+
+func newRelayShares(s *memstore.Store) store.Store {
+	return relayShares{Store: s, mu: &sync.Mutex{}, subs: map[string][]chan []byte{}}
+}
+
+func (s relayShares) Subscribe(ctx context.Context, topic string) (<-chan []byte, error) {
+	if _, err := s.Store.Subscribe(ctx, topic); err != nil {
+		return nil, err // the same checks
+	}
+	ch := make(chan []byte, store.RelayBuffer)
+	s.mu.Lock()
+	s.subs[topic] = append(s.subs[topic], ch)
+	s.mu.Unlock()
+	return ch, nil
+}
+
+func (s relayShares) Publish(ctx context.Context, topic string, p []byte) error {
+	if err := s.Store.Publish(ctx, topic, p); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range s.subs[topic] {
+		ch <- p
 	}
 	return nil
 }

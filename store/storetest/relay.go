@@ -57,26 +57,54 @@ func testRelayOrder(t *testing.T, _ store.Store, r store.Relay) {
 	a1 := subscribe(t, r, t.Context(), "storetest.a")
 	a2 := subscribe(t, r, t.Context(), "storetest.a")
 	b := subscribe(t, r, t.Context(), "storetest.b")
+	ab := subscribe(t, r, t.Context(), "storetest.ab") // storetest.a is a prefix of it
+	must(t, r.Publish(t.Context(), "storetest.ab", []byte("ab")), "Publish")
 	const n = 40
 	for i := range n {
-		must(t, r.Publish(t.Context(), "storetest.a", fmt.Appendf(nil, "%d", i)), "Publish")
+		// Some payloads long enough to be delivered another way.
+		p := fmt.Appendf(nil, "%d", i)
+		if i%8 == 7 {
+			p = append(p, bytes.Repeat([]byte{'.'}, store.MaxRelayPayload-len(p))...)
+		}
+		must(t, r.Publish(t.Context(), "storetest.a", p), "Publish")
 	}
+	must(t, r.Publish(t.Context(), "storetest.a", []byte("end")), "Publish")
 	must(t, r.Publish(t.Context(), "storetest.b", []byte("b")), "Publish")
 	for _, ch := range []<-chan []byte{a1, a2} {
 		for i := range n {
 			want := fmt.Sprint(i)
-			if got := receive(t, ch, "payload "+want); string(got) != want {
-				t.Fatalf("a subscriber of storetest.a got %q, want %q: payloads out of order", got, want)
+			if got := receive(t, ch, "payload "+want); !bytes.HasPrefix(got, []byte(want)) || len(got) > len(want) && got[len(want)] != '.' {
+				t.Fatalf("a subscriber of storetest.a got %q, want %q: payloads out of order, or of another topic", trim(got), want)
 			}
+		}
+		if got := receive(t, ch, "the last payload"); string(got) != "end" {
+			t.Fatalf("a subscriber of storetest.a got %q after the %d payloads, want \"end\": a payload came twice", trim(got), n)
 		}
 	}
 	if got := receive(t, b, "storetest.b's payload"); string(got) != "b" {
 		t.Errorf("the subscriber of storetest.b got %q first, want only its topic's \"b\"", got)
 	}
+	if got := receive(t, ab, "storetest.ab's payload"); string(got) != "ab" {
+		t.Errorf("the subscriber of storetest.ab got %q first, want only its topic's \"ab\"", trim(got))
+	}
 }
 
 func testRelayBytes(t *testing.T, _ store.Store, r store.Relay) {
 	ch := subscribe(t, r, t.Context(), "storetest.bytes")
+	other := subscribe(t, r, t.Context(), "storetest.bytes")
+	// A payload is the reader's own: the publisher may reuse its buffer,
+	// and one reader's changes do not reach another.
+	buf := []byte("mine")
+	must(t, r.Publish(t.Context(), "storetest.bytes", buf), "Publish")
+	copy(buf, "XXXX")
+	got := receive(t, ch, "the first payload")
+	if string(got) != "mine" {
+		t.Fatalf("the payload came back as %q: the Relay kept the publisher's buffer", got)
+	}
+	copy(got, "YYYY")
+	if got := receive(t, other, "the first payload"); string(got) != "mine" {
+		t.Fatalf("another reader's payload came back as %q: readers share one buffer", got)
+	}
 	all := make([]byte, 256)
 	for i := range all {
 		all[i] = byte(i)
