@@ -31,6 +31,7 @@ func demoRequest(t *testing.T, method, url, body string) *http.Response {
 }
 
 func TestTwoServerProcessesShareOnePostgres(t *testing.T) {
+	t.Parallel()
 	dsn := sqltest.PostgresDSN(t) // skips without PARLEY_TEST_POSTGRES_DSN
 	bin := buildServer(t)
 	a, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)
@@ -89,6 +90,7 @@ func TestTwoServerProcessesShareOnePostgres(t *testing.T) {
 }
 
 func TestTwoServerProcessesKeepOneUsersQuotaExact(t *testing.T) {
+	t.Parallel()
 	dsn := sqltest.PostgresDSN(t)
 	bin := buildServer(t)
 	const limit = 20_000
@@ -148,6 +150,7 @@ func TestTwoServerProcessesKeepOneUsersQuotaExact(t *testing.T) {
 }
 
 func TestANewerMessageOnOneServerProcessSupersedesTheOther(t *testing.T) {
+	t.Parallel()
 	dsn := sqltest.PostgresDSN(t)
 	bin := buildServer(t)
 	a, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)

@@ -152,6 +152,7 @@ func TestURLOfAWildcardListenerIsLocalhost(t *testing.T) {
 
 // The built binary stops cleanly on SIGTERM and says so.
 func TestServerProcessShutsDownOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	bin := buildServer(t)
 	_, cmd, logs := startServerLogged(t, bin, filepath.Join(t.TempDir(), "parley.db"))
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
