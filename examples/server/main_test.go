@@ -234,3 +234,20 @@ func TestSettingsFromEnvReadsTheModelSettings(t *testing.T) {
 		}
 	}
 }
+
+func TestSettingsFromEnvReadsTheDemoDelay(t *testing.T) {
+	t.Setenv("PARLEY_DEMO_DELAY", "")
+	if s, err := settingsFromEnv(); err != nil || s.DemoDelay != 25*time.Millisecond {
+		t.Errorf("unset: %v %v, want the default 25ms", s.DemoDelay, err)
+	}
+	t.Setenv("PARLEY_DEMO_DELAY", "0")
+	if s, err := settingsFromEnv(); err != nil || s.DemoDelay != 0 {
+		t.Errorf("0: %v %v, want no pause", s.DemoDelay, err)
+	}
+	for _, bad := range []string{"-1s", "soon"} {
+		t.Setenv("PARLEY_DEMO_DELAY", bad)
+		if _, err := settingsFromEnv(); err == nil || !strings.Contains(err.Error(), "PARLEY_DEMO_DELAY") {
+			t.Errorf("%q: err %v, want one naming the variable", bad, err)
+		}
+	}
+}
