@@ -40,7 +40,6 @@ func TestDatabasePoolIsBounded(t *testing.T) {
 // A pool far smaller than the load makes requests wait for a connection,
 // never fail for want of one.
 func TestASmallPoolMakesLoadWaitNotFail(t *testing.T) {
-	t.Parallel()
 	forEachSQLStore(t, func(t *testing.T, s settings) {
 		s.MaxConns, s.MaxTurnsPerUser = 2, -1
 		srv, _ := newTestApp(t, s)
