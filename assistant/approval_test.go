@@ -679,11 +679,22 @@ func TestSupersededDecisionTurnKeepsTheToolResult(t *testing.T) {
 	for len(a.messages(t, first.ThreadID)) < 4 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	go func() {
-		time.Sleep(20 * time.Millisecond)
-		close(release)
-	}()
-	if _, _, err := a.collect(t, alice, assistant.Request{ThreadID: first.ThreadID, Message: "never mind"}); err != nil {
+	// The newer message supersedes the decision turn as it begins, before
+	// its first block: the tool is released only then, so the decision
+	// turn is still running when it is superseded, however slow the
+	// machine.
+	var released sync.Once
+	releaseTool := func() { released.Do(func() { close(release) }) }
+	defer releaseTool()
+	newer := a.eng.Stream(context.Background(), alice, assistant.Request{ThreadID: first.ThreadID, Message: "never mind"})
+	if _, err := assistant.Collect(func(yield func(blocks.Block) bool) {
+		for b := range newer {
+			releaseTool()
+			if !yield(b) {
+				return
+			}
+		}
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; !errors.Is(err, assistant.ErrCancelled) {

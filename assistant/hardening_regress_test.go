@@ -44,6 +44,7 @@ func (m thinkAfterStop) Stream(ctx context.Context, _ *providers.Request) iter.S
 }
 
 func TestReasoningDrainedAfterCancelKeepsTheReplyCancelled(t *testing.T) {
+	t.Parallel() // waits out a timeout; overlaps the rest of the package
 	thinking := make(chan struct{})
 	h := newHarness(t, thinkAfterStop{thinking}, func(c *assistant.Config) {
 		c.MaxTurnOutputBytes = 8 << 10
@@ -111,6 +112,7 @@ func (l flakySettle) Settle(ctx context.Context, h quota.Hold, used int64) error
 }
 
 func TestFailingLedgerDoesNotStarveTheReplyWrite(t *testing.T) {
+	t.Parallel() // waits out a timeout; overlaps the rest of the package
 	if testing.Short() {
 		t.Skip("waits out the 10 s settle window")
 	}

@@ -275,6 +275,7 @@ func (failingUpdate) UpdateMessage(context.Context, *store.Message) error {
 }
 
 func TestDatabaseFailingDuringTheTurnEndsWithAnErrorBlock(t *testing.T) {
+	t.Parallel() // waits out a timeout; overlaps the rest of the package
 	h := newHarness(t, fake.New())
 	eng, err := assistant.New(assistant.Config{
 		Provider:   fake.New(fake.Turn{fake.Text("an answer that cannot be saved")}),

@@ -176,6 +176,7 @@ func runSDK(t *testing.T, node, dir, base, scenario string) sdkResult {
 }
 
 func TestAISDKChatDrivesTheServer(t *testing.T) {
+	t.Parallel()
 	node, dir := nodeCheck(t)
 	srv, app := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), NoTitles: true})
 	ctx := context.Background()

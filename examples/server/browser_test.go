@@ -282,6 +282,7 @@ func (tb *tab) threadInURL(t *testing.T) string {
 // TestBrowser runs the page's flows in order in one tab; later flows use
 // the thread the earlier ones wrote.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	start := time.Now()
 	tb := newTab(t)
 	var thread string // alice's thread with every kind of turn in it
@@ -659,6 +660,7 @@ func TestBrowser(t *testing.T) {
 // TestBrowserModelPicker runs the model picker against two connections,
 // both answered by the demo model, which names the model it was asked for.
 func TestBrowserModelPicker(t *testing.T) {
+	t.Parallel()
 	var requests logBuffer // the model requests the page sent, one JSON body a line
 	tb := newTabOn(t, func() *httptest.Server {
 		h, err := newApp(settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), DemoDelay: demoWordDelay}, twoDemoConnections(), testLogger(io.Discard))

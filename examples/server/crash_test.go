@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -16,17 +18,46 @@ import (
 	"github.com/parleyhq/parley/blocks"
 )
 
-// buildServer builds the example server binary into a temp dir.
+// buildServer returns the example server binary, built once per test
+// binary (a link takes seconds, more under load) and removed by TestMain.
 func buildServer(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds and runs the server binary")
 	}
-	bin := filepath.Join(t.TempDir(), "server")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "parley-server-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.dir = dir
+		bin := filepath.Join(dir, "server")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
+}
+
+// built is the one server binary of this test binary (buildServer).
+var built struct {
+	once     sync.Once
+	dir, bin string
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // startServer runs the example server binary on a free loopback port and
@@ -129,6 +160,7 @@ func TestKilledServerLeavesAnInterruptedReplyWithItsPartialText(t *testing.T) {
 // A PARLEY_LOG_LEVEL that does not parse stops the server at once with a
 // message naming the variable.
 func TestBadLogLevelStopsTheServer(t *testing.T) {
+	t.Parallel()
 	bin := buildServer(t)
 	cmd := exec.Command(bin)
 	cmd.Env = append(os.Environ(), "PARLEY_ADDR=127.0.0.1:0", "PARLEY_DATABASE_PATH=", "PARLEY_LOG_LEVEL=loud")

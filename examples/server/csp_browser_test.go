@@ -14,6 +14,7 @@ import (
 // the policy along the way (every inline script and style is allowed by
 // its hash, nothing else is needed).
 func TestBrowserPageRunsUnderItsSecurityPolicy(t *testing.T) {
+	t.Parallel()
 	tb := newTab(t)
 	ctx, cancel := context.WithTimeout(tb.ctx, browserWait)
 	defer cancel()

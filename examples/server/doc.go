@@ -107,6 +107,8 @@
 //	PARLEY_RETENTION_DAYS delete threads idle for longer (default -1: keep forever)
 //	PARLEY_HEARTBEAT      how often a running turn checkpoints (default 5s); a reply
 //	                      silent for three is marked interrupted by the sweeper
+//	PARLEY_DEMO_DELAY     the demo model's pause before each streamed word (default 25ms;
+//	                      0: none); the tests slow it to hold a turn open
 //	PARLEY_QUOTA_DAILY, PARLEY_QUOTA_WEEKLY, PARLEY_QUOTA_MONTHLY
 //	                      system default token limits per user (unset: unlimited)
 //	PARLEY_MCP_TOOLS      the http:// or https:// streamable HTTP endpoint of an MCP server

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -31,6 +32,7 @@ func demoRequest(t *testing.T, method, url, body string) *http.Response {
 }
 
 func TestTwoServerProcessesShareOnePostgres(t *testing.T) {
+	t.Parallel()
 	dsn := sqltest.PostgresDSN(t) // skips without PARLEY_TEST_POSTGRES_DSN
 	bin := buildServer(t)
 	a, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)
@@ -89,6 +91,7 @@ func TestTwoServerProcessesShareOnePostgres(t *testing.T) {
 }
 
 func TestTwoServerProcessesKeepOneUsersQuotaExact(t *testing.T) {
+	t.Parallel()
 	dsn := sqltest.PostgresDSN(t)
 	bin := buildServer(t)
 	const limit = 20_000
@@ -147,23 +150,39 @@ func TestTwoServerProcessesKeepOneUsersQuotaExact(t *testing.T) {
 	}
 }
 
+// A's demo model waits an hour before its first word, so A's turn is
+// still running, deterministically, when B's message arrives: only the
+// supersession can end it (the request's own deadline fails the test).
 func TestANewerMessageOnOneServerProcessSupersedesTheOther(t *testing.T) {
+	t.Parallel()
 	dsn := sqltest.PostgresDSN(t)
 	bin := buildServer(t)
-	a, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)
+	a, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn, "PARLEY_DEMO_DELAY=1h")
 	b, _ := startServer(t, bin, "", "PARLEY_DATABASE_URL="+dsn)
-	resp := demoRequest(t, "POST", a+"/api/chat/stream", `{"message":"hello there"}`)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "POST", a+"/api/chat/stream", strings.NewReader(`{"message":"hello there"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Demo-User", "alice")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer resp.Body.Close()
 	lines := bufio.NewScanner(resp.Body)
 	var threadID string
-	for lines.Scan() {
-		bl, _ := blocks.ParseNDJSON(lines.Bytes())
-		if bl.Kind == blocks.Meta {
+	// The meta block comes once the user message and A's streaming
+	// placeholder are stored.
+	for threadID == "" && lines.Scan() {
+		if bl, _ := blocks.ParseNDJSON(lines.Bytes()); bl.Kind == blocks.Meta {
 			threadID = bl.Meta.ThreadID
 		}
-		if bl.Kind == blocks.Markdown {
-			break
-		}
+	}
+	if threadID == "" {
+		t.Fatalf("A's stream ended without a meta block: %v", lines.Err())
 	}
 	newer := demoRequest(t, "POST", b+"/api/chat/stream", `{"thread_id":"`+threadID+`","message":"what time is it"}`)
 	io.Copy(io.Discard, newer.Body)
@@ -173,6 +192,6 @@ func TestANewerMessageOnOneServerProcessSupersedesTheOther(t *testing.T) {
 		last, _ = blocks.ParseNDJSON(lines.Bytes())
 	}
 	if last.Kind != blocks.Error || last.ErrorCode != "cancelled" || !strings.Contains(last.Content, "newer message") {
-		t.Errorf("A's turn ended with %+v, want it superseded by the message sent to B", last)
+		t.Errorf("A's turn ended with %+v (read error %v), want it superseded by the message sent to B", last, lines.Err())
 	}
 }

@@ -208,12 +208,8 @@ func settingsFromEnv() (settings, error) {
 	default:
 		return s, fmt.Errorf("PARLEY_MODEL_FAMILY=%q: want anthropic, openai or generic (the default)", v)
 	}
-	if v := os.Getenv("PARLEY_HEARTBEAT"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return s, fmt.Errorf("PARLEY_HEARTBEAT=%q: want a duration such as 5s", v)
-		}
-		s.Heartbeat = d
+	if err := readDurations(&s); err != nil {
+		return s, err
 	}
 	if v := os.Getenv("PARLEY_RETENTION_DAYS"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -234,6 +230,25 @@ func settingsFromEnv() (settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// readDurations reads PARLEY_HEARTBEAT and PARLEY_DEMO_DELAY into s.
+func readDurations(s *settings) error {
+	if v := os.Getenv("PARLEY_HEARTBEAT"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("PARLEY_HEARTBEAT=%q: want a duration such as 5s", v)
+		}
+		s.Heartbeat = d
+	}
+	if v := os.Getenv("PARLEY_DEMO_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("PARLEY_DEMO_DELAY=%q: want a duration such as 25ms, or 0", v)
+		}
+		s.DemoDelay = d
+	}
+	return nil
 }
 
 func envOr(key, def string) string {

@@ -152,6 +152,7 @@ func TestURLOfAWildcardListenerIsLocalhost(t *testing.T) {
 
 // The built binary stops cleanly on SIGTERM and says so.
 func TestServerProcessShutsDownOnSIGTERM(t *testing.T) {
+	t.Parallel()
 	bin := buildServer(t)
 	_, cmd, logs := startServerLogged(t, bin, filepath.Join(t.TempDir(), "parley.db"))
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -230,6 +231,23 @@ func TestSettingsFromEnvReadsTheModelSettings(t *testing.T) {
 					t.Errorf("%s=%q: %v, want an error naming the variable and what it takes", key, v, err)
 				}
 			})
+		}
+	}
+}
+
+func TestSettingsFromEnvReadsTheDemoDelay(t *testing.T) {
+	t.Setenv("PARLEY_DEMO_DELAY", "")
+	if s, err := settingsFromEnv(); err != nil || s.DemoDelay != 25*time.Millisecond {
+		t.Errorf("unset: %v %v, want the default 25ms", s.DemoDelay, err)
+	}
+	t.Setenv("PARLEY_DEMO_DELAY", "0")
+	if s, err := settingsFromEnv(); err != nil || s.DemoDelay != 0 {
+		t.Errorf("0: %v %v, want no pause", s.DemoDelay, err)
+	}
+	for _, bad := range []string{"-1s", "soon"} {
+		t.Setenv("PARLEY_DEMO_DELAY", bad)
+		if _, err := settingsFromEnv(); err == nil || !strings.Contains(err.Error(), "PARLEY_DEMO_DELAY") {
+			t.Errorf("%q: err %v, want one naming the variable", bad, err)
 		}
 	}
 }

@@ -122,6 +122,7 @@ func filler(i int) string {
 // default window of many local servers: there one earlier turn does not fit
 // beside the summary, and the summary must win.
 func TestDemoLongThreadStaysInTheWindowAndRemembers(t *testing.T) {
+	t.Parallel()
 	for _, window := range []int{4096, 2048} {
 		t.Run(fmt.Sprint(window), func(t *testing.T) { demoLongThread(t, window) })
 	}

@@ -338,6 +338,7 @@ func TestBothConnectionsAreListedByTheModelsRoute(t *testing.T) {
 // The server does not start with a key file others can read: it exits 2
 // with one line that names the file and the modes it takes, and no key.
 func TestServerProcessRefusesAKeyFileOthersCanRead(t *testing.T) {
+	t.Parallel()
 	bin := buildServer(t)
 	path := keyFile(t, 0o644)
 	cmd := exec.Command(bin)

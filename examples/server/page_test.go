@@ -19,6 +19,7 @@ import (
 // stays in the composer, and notices look like notices. Screenshots at
 // desktop and phone width.
 func TestBrowserPage(t *testing.T) {
+	t.Parallel()
 	tb := newTab(t)
 
 	t.Run("ReloadMidAnswerResumesItWithStop", func(t *testing.T) {
@@ -256,6 +257,7 @@ func TestBrowserPage(t *testing.T) {
 // withheld by the Engine, which says so in a warning block: the page shows
 // it as a notice beside what was kept of the answer.
 func TestBrowserWithheldClaimShowsAWarning(t *testing.T) {
+	t.Parallel()
 	model := fake.New()
 	model.SetDefault(fake.Turn{fake.Text("I have deleted note 1. Anything else I can do?")})
 	tb := newTabOn(t, func() *httptest.Server {

@@ -33,6 +33,7 @@ func upstream(t *testing.T, status int, header map[string]string) (*httptest.Ser
 // calls with the provider's own retries inside the Engine's), and a
 // Retry-After past ModelRetryWait is not waited out at all.
 func TestAFailedModelCallIsRetriedByOneLayer(t *testing.T) {
+	t.Parallel()
 	for name, tc := range map[string]struct {
 		status int
 		header map[string]string

@@ -22,7 +22,7 @@ func newLedger(t testing.TB, db *sql.DB) *sqlquota.Ledger {
 }
 
 func TestMigrateIsIdempotent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, open func(testing.TB) *sql.DB) {
+	eachBackend(t, false, func(t *testing.T, open func(testing.TB) *sql.DB) {
 		l := newLedger(t, open(t))
 		if cur, latest, err := l.SchemaVersion(t.Context()); err != nil || cur != 0 || latest < 1 {
 			t.Fatalf("SchemaVersion before Migrate = %d, %d, %v; want 0, >= 1, nil", cur, latest, err)

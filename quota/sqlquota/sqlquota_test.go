@@ -2,7 +2,9 @@ package sqlquota_test
 
 import (
 	"database/sql"
+	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -26,7 +28,21 @@ const pgConns = 32
 // are unchanged; BenchmarkReserveSettlePostgres measures both settings.
 func openPostgres(t testing.TB) *sql.DB {
 	t.Helper()
-	db := sqltest.OpenPostgres(t, withParam(t, sqltest.PostgresDSN(t), "synchronous_commit", "off"))
+	return openPostgresOn(t, sqltest.PostgresDSN(t))
+}
+
+// openReusedPostgres is openPostgres on an empty, migrated schema a
+// finished test left (sqltest.ReusedPostgresDSN): the conformance suites
+// open one per subtest, and migrating a new schema for each of their ~100
+// would cost more than the cases.
+func openReusedPostgres(t testing.TB) *sql.DB {
+	t.Helper()
+	return openPostgresOn(t, sqltest.ReusedPostgresDSN(t))
+}
+
+func openPostgresOn(t testing.TB, dsn string) *sql.DB {
+	t.Helper()
+	db := sqltest.OpenPostgres(t, withParam(t, dsn, "synchronous_commit", "off"))
 	db.SetMaxOpenConns(pgConns)
 	return db
 }
@@ -88,23 +104,29 @@ func migrated(t testing.TB, db *sql.DB, p quota.Policy) *sqlquota.Ledger {
 }
 
 // eachBackend runs f as a subtest per backend; the PostgreSQL group is
-// skipped as a whole without a server.
-func eachBackend(t *testing.T, f func(t *testing.T, open func(testing.TB) *sql.DB)) {
+// skipped as a whole without a server. With reuse, PostgreSQL opens are
+// on emptied, migrated schemas (openReusedPostgres): for suites that only
+// migrate the ledger's tables.
+func eachBackend(t *testing.T, reuse bool, f func(t *testing.T, open func(testing.TB) *sql.DB)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
 			// The backends share nothing: SQLite waits on its own file and
 			// CPU, PostgreSQL on the server.
 			t.Parallel()
+			open := b.open
 			if b.name == "Postgres" {
 				sqltest.PostgresDSN(t)
+				if reuse {
+					open = openReusedPostgres
+				}
 			}
-			f(t, b.open)
+			f(t, open)
 		})
 	}
 }
 
 func TestConformance(t *testing.T) {
-	eachBackend(t, func(t *testing.T, open func(testing.TB) *sql.DB) {
+	eachBackend(t, true, func(t *testing.T, open func(testing.TB) *sql.DB) {
 		sqlite := !strings.HasSuffix(t.Name(), "/Postgres")
 		quotatest.Run(t, func(t *testing.T, p quota.Policy) quota.Ledger {
 			// modernc.org/sqlite is C translated to Go, and the race
@@ -121,7 +143,7 @@ func TestConformance(t *testing.T) {
 }
 
 func TestSpendLedgerConformance(t *testing.T) {
-	eachBackend(t, func(t *testing.T, open func(testing.TB) *sql.DB) {
+	eachBackend(t, true, func(t *testing.T, open func(testing.TB) *sql.DB) {
 		quotatest.RunSpendLedger(t, func(t *testing.T) quota.SpendLedger {
 			return migrated(t, open(t), quota.Policy{}).SpendLedger()
 		})
@@ -129,9 +151,18 @@ func TestSpendLedgerConformance(t *testing.T) {
 }
 
 func TestRateLimiterConformance(t *testing.T) {
-	eachBackend(t, func(t *testing.T, open func(testing.TB) *sql.DB) {
+	eachBackend(t, true, func(t *testing.T, open func(testing.TB) *sql.DB) {
 		quotatest.RunRateLimiter(t, func(t *testing.T) quota.RateLimiter {
 			return migrated(t, open(t), quota.Policy{}).RateLimiter()
 		})
 	})
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if err := sqltest.DropReused(); err != nil {
+		fmt.Fprintln(os.Stderr, "sqltest:", err)
+		code = 1
+	}
+	os.Exit(code)
 }
