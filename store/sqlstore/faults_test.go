@@ -467,3 +467,25 @@ type dsnConnector struct {
 
 func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
+
+// On a pool of two connections the Store does not LISTEN: its two
+// listeners would hold both, and the turns they follow could never end.
+// The Engine then polls, and a stream resumes on its own instance only.
+func TestPostgresTooSmallAPoolDoesNotListen(t *testing.T) {
+	db := sqltest.Postgres(t)
+	s := migrated(t, db)
+	db.SetMaxOpenConns(2)
+	if err := s.WatchThreads(t.Context(), func(string) {}); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("WatchThreads on a pool of 2: %v, want errors.ErrUnsupported", err)
+	}
+	if _, err := s.Subscribe(t.Context(), "t"); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Subscribe on a pool of 2: %v, want errors.ErrUnsupported", err)
+	}
+	if err := s.Publish(t.Context(), "t", nil); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Publish on a pool of 2: %v, want errors.ErrUnsupported", err)
+	}
+	db.SetMaxOpenConns(4)
+	if _, err := s.Subscribe(t.Context(), "t"); err != nil {
+		t.Fatalf("Subscribe on a pool of 4: %v", err)
+	}
+}

@@ -47,8 +47,8 @@ type relayConn struct {
 // errors.ErrUnsupported.
 func (s *Store) Publish(ctx context.Context, topic string, payload []byte) error {
 	const op = "relay publish"
-	if s.dialect != Postgres {
-		return fmt.Errorf("sqlstore: %s on %s: %w", op, s.dialect, errors.ErrUnsupported)
+	if err := s.listenable(op); err != nil {
+		return err
 	}
 	if err := relayhub.Check("sqlstore: "+op, topic, payload); err != nil {
 		return err
@@ -65,11 +65,12 @@ func (s *Store) Publish(ctx context.Context, topic string, payload []byte) error
 // and closed, never returned to the pool, when the last ends. When that
 // connection fails, every subscription ends (its channel is closed) and
 // the next ones wait for a new connection, retried from 100 ms to 5 s
-// apart. On SQLite it returns errors.ErrUnsupported.
+// apart. On SQLite, and on a pool of fewer than 4 connections (see
+// minListenPool), it returns errors.ErrUnsupported, as Publish does.
 func (s *Store) Subscribe(ctx context.Context, topic string) (<-chan []byte, error) {
 	const op = "relay subscribe"
-	if s.dialect != Postgres {
-		return nil, fmt.Errorf("sqlstore: %s on %s: %w", op, s.dialect, errors.ErrUnsupported)
+	if err := s.listenable(op); err != nil {
+		return nil, err
 	}
 	if err := relayhub.Check("sqlstore: "+op, topic, nil); err != nil {
 		return nil, err

@@ -59,10 +59,11 @@ func (s *Store) GetThreads(ctx context.Context, ids []string) (map[string]store.
 // watches (so the pool must allow one more connection than the host's
 // other work needs) and closed, never returned to the pool, when the watch
 // ends or the connection fails. It reconnects after a failure, backing off
-// from 100 ms to 5 s. On SQLite it returns errors.ErrUnsupported.
+// from 100 ms to 5 s. On SQLite, and on a pool of fewer than 4
+// connections (see minListenPool), it returns errors.ErrUnsupported.
 func (s *Store) WatchThreads(ctx context.Context, changed func(threadID string)) error {
-	if s.dialect != Postgres {
-		return fmt.Errorf("sqlstore: watch threads on %s: %w", s.dialect, errors.ErrUnsupported)
+	if err := s.listenable("watch threads"); err != nil {
+		return err
 	}
 	wait := 100 * time.Millisecond
 	for {
@@ -121,4 +122,25 @@ func (s *Store) listen(ctx context.Context, channel string, listening func(), no
 		err = sql.ErrConnDone
 	}
 	return listened, err
+}
+
+// minListenPool is the smallest pool (sql.DB's MaxOpenConns) on which the
+// Store LISTENs: the thread watcher and the relay each hold a connection
+// of the pool while they listen, and the turns they follow need
+// connections to end. A smaller pool would let the two listeners starve
+// the turns (a pool of two: no connection left).
+const minListenPool = 4
+
+// listenable returns an error wrapping errors.ErrUnsupported, with op,
+// when the Store cannot LISTEN: on SQLite, and on a pool smaller than
+// minListenPool (the Engine then polls, and a stream resumes on its own
+// instance only).
+func (s *Store) listenable(op string) error {
+	if s.dialect != Postgres {
+		return fmt.Errorf("sqlstore: %s on %s: %w", op, s.dialect, errors.ErrUnsupported)
+	}
+	if n := s.db.Stats().MaxOpenConnections; n > 0 && n < minListenPool {
+		return fmt.Errorf("sqlstore: %s: a pool of %d connections is too small to LISTEN (at least %d): %w", op, n, minListenPool, errors.ErrUnsupported)
+	}
+	return nil
 }
