@@ -824,12 +824,7 @@ func newClause(b []byte, hs []aimHit) *clause {
 // imperative reports whether the English verb at p is an order: the
 // first word of its clause, or preceded only by words that may come
 // before one ("please", "now", "you must", "I want you to").
-func (c *clause) imperative(p int) bool {
-	if c.lead < 0 {
-		c.lead = c.leadEnd(false)
-	}
-	return p <= c.lead
-}
+func (c *clause) imperative(p int) bool { return p <= c.lead0() }
 
 // lead0 is where the clause's first word that may not lead an
 // imperative starts.

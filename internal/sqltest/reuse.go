@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/parleyhq/parley/internal/testnote"
 )
 
 // migrationsTable is where internal/sqlmigrate records each schema's
@@ -45,14 +43,7 @@ func PostgresReused(t testing.TB) *sql.DB {
 // the test is skipped.
 func ReusedPostgresDSN(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		testnote.Skip(t, "PostgreSQL suites", PostgresEnv+" is not set (e.g. "+PostgresEnv+"=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
-	}
-	admin, err := adminDB(base)
-	if err != nil {
-		t.Fatalf("sqltest: connect to PostgreSQL: %v", err)
-	}
+	base, admin := adminFromEnv(t)
 	schema, err := takeSchema(admin)
 	if err != nil {
 		t.Fatalf("sqltest: %v", err)

@@ -70,14 +70,7 @@ func SQLiteMemory(t testing.TB) *sql.DB {
 // the test is skipped.
 func PostgresDSN(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv(PostgresEnv)
-	if base == "" {
-		testnote.Skip(t, "PostgreSQL suites", PostgresEnv+" is not set (e.g. "+PostgresEnv+"=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
-	}
-	admin, err := adminDB(base)
-	if err != nil {
-		t.Fatalf("sqltest: connect to PostgreSQL: %v", err)
-	}
+	base, admin := adminFromEnv(t)
 	schema := "parley_test_" + randomHex(8)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -164,4 +157,19 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// adminFromEnv returns PARLEY_TEST_POSTGRES_DSN and a connection to it,
+// skipping the test when the variable is not set.
+func adminFromEnv(t testing.TB) (string, *sql.DB) {
+	t.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		testnote.Skip(t, "PostgreSQL suites", PostgresEnv+" is not set (e.g. "+PostgresEnv+"=postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	admin, err := adminDB(base)
+	if err != nil {
+		t.Fatalf("sqltest: connect to PostgreSQL: %v", err)
+	}
+	return base, admin
 }
