@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -358,79 +357,4 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		ThreadID: t.thread.ID, MessageID: t.reply.ID,
 		InputTokens: t.out.usage.InputTokens, OutputTokens: t.out.usage.OutputTokens, Finish: t.out.finish,
 	}})
-}
-
-// relayBuffer is how many blocks the worker may run ahead of the consumer.
-const relayBuffer = 64
-
-// relay hands the worker's blocks to the consumer. The worker never waits
-// on a consumer that left, nor, once the turn is stopped, on a stalled
-// one.
-type relay struct {
-	out      chan blocks.Block
-	detached chan struct{} // closed when the consumer leaves
-	stop     *stopper
-}
-
-func newRelay(stop *stopper) *relay {
-	return &relay{out: make(chan blocks.Block, relayBuffer), detached: make(chan struct{}), stop: stop}
-}
-
-// send hands b on; the worker calls it.
-func (r *relay) send(b blocks.Block) {
-	select {
-	case r.out <- b:
-		if len(r.out) == 0 {
-			// A waiting consumer took it directly: let it run now rather
-			// than when this goroutine next blocks.
-			runtime.Gosched()
-		}
-		return
-	default:
-	}
-	// The consumer is behind. Wait for it, unless it left or the turn was
-	// stopped: a stopped turn never waits on a stalled reader.
-	select {
-	case r.out <- b:
-	case <-r.detached:
-	case <-r.stop.done():
-	}
-}
-
-// close ends the worker's side: it has sent everything.
-func (r *relay) close() { close(r.out) }
-
-// forward yields the blocks until the worker closes the relay, yield
-// returns false (detach is called) or an error block passes. When the
-// turn is stopped it delivers what was produced before the stop and ends
-// with stopBlock: if the turn has finished that is everything; if it is
-// still draining, the stream ends now, with the block the worker persists.
-func (r *relay) forward(yield func(blocks.Block) bool, detach func(), stopBlock func() blocks.Block) {
-	defer close(r.detached)
-	for {
-		select {
-		case b, ok := <-r.out:
-			if !ok {
-				return
-			}
-			if !yield(b) || b.Kind == blocks.Error {
-				detach()
-				return
-			}
-		case <-r.stop.done():
-			for {
-				select {
-				case b, ok := <-r.out:
-					if !ok || !yield(b) || b.Kind == blocks.Error {
-						return
-					}
-					continue
-				default:
-				}
-				break
-			}
-			yield(stopBlock())
-			return
-		}
-	}
 }
