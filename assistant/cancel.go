@@ -89,34 +89,6 @@ func (s *stopper) err() error {
 	return e
 }
 
-// watch runs beside the turn until done closes, checkpointing the partial
-// reply as a heartbeat (and once at the first block, signalled on first),
-// so a turn whose process dies is found by SweepInterrupted with what it
-// had. Cancels and newer messages from other instances are the Engine's
-// one watcher's (watchLive), not each turn's.
-func (s *stopper) watch(beat time.Duration, first <-chan struct{}, checkpoint func(), done <-chan struct{}) {
-	var tick <-chan time.Time
-	if beat > 0 {
-		t := time.NewTicker(beat)
-		defer t.Stop()
-		tick = t.C
-	}
-	for {
-		select {
-		case <-done:
-			return
-		case <-s.ctx.Done():
-			return
-		case <-first:
-			// A process killed before the first heartbeat still leaves the
-			// start of the answer, not an empty reply.
-			checkpoint()
-		case <-tick:
-			checkpoint()
-		}
-	}
-}
-
 // stopCause says why a running turn that began with reply must stop, given
 // its thread as read now (found false: deleted), or nil if it may go on.
 func stopCause(th store.Thread, found bool, reply liveTurn) error {

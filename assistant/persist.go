@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"time"
 
@@ -26,25 +27,74 @@ import (
 // Each writes the reply as the transcript has it (transcript.reply).
 
 // replyWrites writes a turn's reply after the first write: mu serializes
-// the writes, done is set by persist, the last, and first asks the
-// heartbeat for a checkpoint at the turn's first block. Only its methods
-// write it.
+// the writes, done is set by persist, the last, and beat runs the
+// checkpoints. Only its methods write it.
 type replyWrites struct {
 	e     *Engine
 	reply store.Message // the placeholder the first write stored
 	mu    sync.Mutex
 	done  bool
-	first chan struct{} // signalled once, at the first block kept
+	beat  heartbeat
+}
+
+// heartbeat runs a turn's checkpoints on a timer, every interval and once
+// at the first block, each on the timer's own short-lived goroutine: no
+// goroutine waits beside a parked turn. Only its methods write it.
+type heartbeat struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	every   time.Duration // 0: only the first block's checkpoint
+	ended   bool
+	running sync.WaitGroup // the checkpoints under way
 }
 
 // start readies the writes of the placeholder reply.
 func (w *replyWrites) start(e *Engine, reply store.Message) {
-	w.e, w.reply, w.first = e, reply, make(chan struct{}, 1)
+	w.e, w.reply = e, reply
 }
 
-// kept signals the first block kept: a checkpoint taken on the signal holds
-// it. Only the worker goroutine calls it, once.
-func (w *replyWrites) kept() { w.first <- struct{}{} } // buffered; watch checkpoints
+// startBeat starts the heartbeat of the turn whose reply out holds; the
+// turn calls endBeat before its final write.
+func (w *replyWrites) startBeat(ctx context.Context, out *transcript, stop *stopper) {
+	h := &w.beat
+	h.every = w.e.cfg.HeartbeatInterval
+	h.timer = time.AfterFunc(time.Duration(math.MaxInt64), func() {
+		h.mu.Lock()
+		if h.ended || stop.stopped() {
+			h.mu.Unlock()
+			return
+		}
+		h.running.Add(1) // before endBeat's Wait: ended is false under mu
+		h.mu.Unlock()
+		defer h.running.Done()
+		w.checkpoint(ctx, out, stop)
+		h.rearm(h.every)
+	})
+	h.rearm(h.every)
+}
+
+// rearm fires the heartbeat after d, unless it ended; d <= 0 never.
+func (h *heartbeat) rearm(d time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.ended && d > 0 {
+		h.timer.Reset(d)
+	}
+}
+
+// kept asks for a checkpoint now, at the first block kept: it holds that
+// block. Only the worker goroutine calls it, once.
+func (w *replyWrites) kept() { w.beat.rearm(time.Nanosecond) }
+
+// endBeat stops the heartbeat and waits for a checkpoint under way.
+func (w *replyWrites) endBeat() {
+	h := &w.beat
+	h.mu.Lock()
+	h.ended = true
+	h.timer.Stop()
+	h.mu.Unlock()
+	h.running.Wait()
+}
 
 // notSavedMessage is shown when the reply could not be written: the user
 // saw it, and must not be surprised when a reload does not show it.

@@ -312,19 +312,12 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 			keep(b)
 		}
 	}
+	t.writes.startBeat(ctx, &t.out, &t.stop)
 	if w, ok := t.in.warning(); ok {
 		record(w)
 	}
 	func() {
-		done, watched := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(watched)
-			t.stop.watch(t.e.cfg.HeartbeatInterval, t.writes.first, func() { t.writes.checkpoint(ctx, &t.out, &t.stop) }, done)
-		}()
-		defer func() {
-			close(done)
-			<-watched
-		}()
+		defer t.writes.endBeat()
 		defer func() {
 			if r := recover(); r != nil {
 				t.out.fail(wrap(CodeInternal, "turn", fmt.Errorf("panic: %v\n%s", r, debug.Stack())))
