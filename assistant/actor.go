@@ -61,16 +61,22 @@ func (a *actor) invoke(ctx context.Context, o offeredTool, c providers.ToolCall,
 // Every tool call's outcome passes here: it is counted (parley.tool.calls).
 func (a *actor) auditToolCall(ctx context.Context, c providers.ToolCall, r tools.Result, d time.Duration, transport, approval string) {
 	a.e.tel.toolCall(ctx, c.Name, transport, r)
-	fields := map[string]any{
-		"tool": c.Name, "call_id": c.ID, "args_sha256": argsHash(c.Args), "ok": r.OK, "code": errCode(r),
-		"duration_ms": d.Milliseconds(), "transport": transport,
-	}
-	if approval != "" {
-		fields["approval"] = approval
-	}
+	// A struct, its fields in the order a map's keys are written, encodes
+	// as a map did at a fraction of the allocations.
+	fields := struct {
+		Approval   string `json:"approval,omitempty"`
+		ArgsSHA256 string `json:"args_sha256"`
+		CallID     string `json:"call_id"`
+		Code       string `json:"code"`
+		DurationMS int64  `json:"duration_ms"`
+		Effect     string `json:"effect,omitempty"`
+		OK         bool   `json:"ok"`
+		Tool       string `json:"tool"`
+		Transport  string `json:"transport"`
+	}{approval, argsHash(c.Args), c.ID, errCode(r), d.Milliseconds(), "", r.OK, c.Name, transport}
 	if reg := a.e.cfg.Tools; reg != nil {
 		if tool, ok := reg.Lookup(c.Name); ok {
-			fields["effect"] = cmp.Or(tool.Spec().Effect, tools.Read)
+			fields.Effect = string(cmp.Or(tool.Spec().Effect, tools.Read))
 		}
 	}
 	data, _ := json.Marshal(fields)

@@ -34,7 +34,7 @@ func messageTokens(msgs []providers.Message) int {
 	for _, m := range msgs {
 		n += messageOverhead + tokensOf(m.Content)
 		for _, c := range m.ToolCalls {
-			n += tokensOf(c.Name) + tokensOf(string(c.Args)) + messageOverhead
+			n += tokensOf(c.Name) + tokensIn(len(c.Args)) + messageOverhead
 		}
 	}
 	return n
@@ -44,7 +44,7 @@ func messageTokens(msgs []providers.Message) int {
 func toolDefTokens(defs []providers.ToolDef) int {
 	n := 0
 	for _, d := range defs {
-		n += tokensOf(d.Name) + tokensOf(d.Description) + tokensOf(string(d.Parameters)) + messageOverhead
+		n += tokensOf(d.Name) + tokensOf(d.Description) + tokensIn(len(d.Parameters)) + messageOverhead
 	}
 	return n
 }
@@ -78,7 +78,7 @@ func callTokens(req *providers.Request) int64 {
 func estimatedUsage(req *providers.Request, text string, calls []providers.ToolCall) providers.Usage {
 	out := tokensOf(text)
 	for _, c := range calls {
-		out += tokensOf(c.Name) + tokensOf(string(c.Args))
+		out += tokensOf(c.Name) + tokensIn(len(c.Args))
 	}
 	return providers.Usage{InputTokens: int64(requestTokens(req)), OutputTokens: int64(out)}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/providers"
@@ -57,6 +58,14 @@ type knowledge struct {
 
 // callKey identifies a tool call for the gate and the loop check.
 func callKey(name string, args json.RawMessage) string {
+	if isCanonical(args) {
+		var b strings.Builder
+		b.Grow(len(name) + 1 + len(args))
+		b.WriteString(name)
+		b.WriteByte(0)
+		b.Write(args)
+		return b.String()
+	}
 	return name + "\x00" + canonicalJSON(args)
 }
 
@@ -270,4 +279,98 @@ func canonicalJSON(raw json.RawMessage) string {
 		return string(raw)
 	}
 	return string(out)
+}
+
+// isCanonical reports whether raw is already written as canonicalJSON
+// writes it, the common case of a model's arguments, which then need not
+// be decoded: valid JSON with no space between tokens, each object's keys
+// in increasing byte order (so no key twice), and strings holding nothing
+// json.Marshal writes otherwise (no escape, no "<", ">" or "&", no invalid
+// UTF-8, no U+2028 or U+2029). Objects and arrays nest at most
+// canonicalDepth deep; deeper ones take the slow path.
+func isCanonical(raw []byte) bool {
+	return json.Valid(raw) && canonicalValue(raw, 0, canonicalDepth) == len(raw)
+}
+
+const canonicalDepth = 32
+
+// canonicalValue checks the value at b[i:] of valid JSON b and returns the
+// index after it, or -1 if it is not canonical.
+func canonicalValue(b []byte, i, depth int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '{', '[':
+		if depth == 0 {
+			return -1
+		}
+		obj, end := b[i] == '{', byte(']')
+		if obj {
+			end = '}'
+		}
+		i++
+		if i < len(b) && b[i] == end {
+			return i + 1
+		}
+		var prev []byte
+		for k := 0; ; k++ {
+			if obj {
+				j := canonicalString(b, i)
+				if j < 0 || j >= len(b) || b[j] != ':' || k > 0 && bytes.Compare(prev, b[i+1:j-1]) >= 0 {
+					return -1
+				}
+				prev, i = b[i+1:j-1], j+1
+			}
+			if i = canonicalValue(b, i, depth-1); i < 0 || i >= len(b) {
+				return -1
+			}
+			switch b[i] {
+			case ',':
+				i++
+			case end:
+				return i + 1
+			default:
+				return -1
+			}
+		}
+	case '"':
+		return canonicalString(b, i)
+	}
+	// A number or a literal, valid: it runs to the next delimiter.
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case ',', '}', ']':
+			return i
+		case ' ', '\t', '\n', '\r':
+			return -1
+		}
+	}
+	return i
+}
+
+// canonicalString checks the string at b[i:] and returns the index after
+// it, or -1.
+func canonicalString(b []byte, i int) int {
+	if i >= len(b) || b[i] != '"' {
+		return -1
+	}
+	for i++; i < len(b); {
+		c := b[i]
+		switch {
+		case c == '"':
+			return i + 1
+		case c == '\\' || c == '<' || c == '>' || c == '&' || c < 0x20:
+			return -1
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+				return -1
+			}
+			i += n
+		}
+	}
+	return -1
 }

@@ -1,6 +1,7 @@
 package assistant
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -95,6 +96,47 @@ func FuzzSanitizeTitle(f *testing.F) {
 		}
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
 			t.Fatalf("invalid UTF-8 out: %q", got)
+		}
+	})
+}
+
+func TestCanonicalArgumentsAreKeptAsWritten(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"city":"Paris"}`:                  true,
+		`{"a":1,"b":[true,null,{"c":"é"}]}`: true,
+		`{}`:                                true,
+		`[]`:                                true,
+		`"x"`:                               true,
+		`-1.50e3`:                           true,
+		`{"b":1,"a":2}`:                     false, // keys out of order
+		`{"a":1,"a":2}`:                     false, // a key twice
+		`{"a": 1}`:                          false, // space
+		` {"a":1}`:                          false,
+		`{"a":1} `:                          false,
+		`{"a":"\u00e9"}`:                    false, // an escape
+		`{"a":"<b>"}`:                       false, // Marshal escapes HTML
+		"{\"a\":\"\u2028\"}":                false,
+		"{\"a\":\"\xff\"}":                  false,
+		`{"a":1`:                            false,
+		strings.Repeat("[", 40) + strings.Repeat("]", 40): false, // deeper than canonicalDepth
+	} {
+		if got := isCanonical([]byte(raw)); got != want {
+			t.Errorf("isCanonical(%q) = %v, want %v", raw, got, want)
+		}
+		if got := callKey("t", json.RawMessage(raw)); got != "t\x00"+canonicalJSON(json.RawMessage(raw)) {
+			t.Errorf("callKey(%q) = %q, want the canonical encoding", raw, got)
+		}
+	}
+}
+
+// What isCanonical passes, canonicalJSON would write unchanged.
+func FuzzIsCanonical(f *testing.F) {
+	for _, s := range []string{`{"city":"Paris"}`, `{"a":[1,{"b":null}],"c":"x"}`, `{"b":1,"a":2}`, `[1.0,-0,1e5]`, `"\u00e9"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if isCanonical(raw) && canonicalJSON(raw) != string(raw) {
+			t.Fatalf("isCanonical(%q), but canonicalJSON writes %q", raw, canonicalJSON(raw))
 		}
 	})
 }

@@ -57,6 +57,11 @@ func TestEveryToolCallIsAuditedWithoutItsArguments(t *testing.T) {
 		var d map[string]any
 		_ = json.Unmarshal(e.Data, &d)
 		byTool[d["tool"].(string)] = d
+		// Written as a map of the same fields would be: sorted keys, so
+		// rows from before and after read alike.
+		if again, _ := json.Marshal(d); string(again) != string(e.Data) {
+			t.Errorf("audit data %s, want %s", e.Data, again)
+		}
 	}
 	if w := byTool["get_weather"]; w["ok"] != true || len(w["args_sha256"].(string)) != 64 || w["transport"] != "chat" {
 		t.Errorf("get_weather row %v", w)

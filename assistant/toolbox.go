@@ -164,7 +164,7 @@ var emptyObjectSchema = json.RawMessage(`{"type":"object","properties":{}}`)
 // callable is what the model may call now: the Engine's own tools, then the
 // offered tools, or in a lazy turn only those loaded so far.
 func (tb *toolbox) callable() []offeredTool {
-	out := slices.Clone(tb.meta)
+	out := append(make([]offeredTool, 0, len(tb.meta)+len(tb.offered)), tb.meta...)
 	for _, o := range tb.offered {
 		if !tb.lazy || tb.loaded[o.spec.Name] {
 			out = append(out, o)
