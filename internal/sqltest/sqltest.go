@@ -23,6 +23,24 @@ import (
 // e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
 const PostgresEnv = "PARLEY_TEST_POSTGRES_DSN"
 
+// NoRaceEnv, when set, moves the SQLite conformance suites out of a -race
+// run: .ci/run sets it for its -race pass and runs those suites in a pass
+// of their own without -race. modernc.org/sqlite is C translated to Go,
+// which the race detector slows about thirteen times (sqlstore's SQLite
+// suites: 70 CPU seconds under -race, 5.4 without); the detector still
+// watches the stores' own Go code on PostgreSQL, and the SQLite
+// multi-instance tests stay under -race.
+const NoRaceEnv = "PARLEY_TEST_SQLITE_NORACE"
+
+// SkipSQLiteSuiteUnderRace skips t, a conformance suite on SQLite, in a
+// -race build when NoRaceEnv is set.
+func SkipSQLiteSuiteUnderRace(t testing.TB) {
+	t.Helper()
+	if raceEnabled && os.Getenv(NoRaceEnv) != "" {
+		t.Skipf("SQLite conformance suite skipped under -race with %s set: .ci/run runs it without -race", NoRaceEnv)
+	}
+}
+
 // SQLiteDSN is the modernc.org/sqlite data source name the tests use for a
 // file: a busy timeout so concurrent connections wait for each other instead
 // of failing with SQLITE_BUSY, WAL so readers never wait for a writer, and

@@ -104,9 +104,10 @@ func migrated(t testing.TB, db *sql.DB, p quota.Policy) *sqlquota.Ledger {
 }
 
 // eachBackend runs f as a subtest per backend; the PostgreSQL group is
-// skipped as a whole without a server. With reuse, PostgreSQL opens are
-// on emptied, migrated schemas (openReusedPostgres): for suites that only
-// migrate the ledger's tables.
+// skipped as a whole without a server. With reuse, for the conformance
+// suites, which only migrate the ledger's tables, PostgreSQL opens are on
+// emptied, migrated schemas (openReusedPostgres), and the SQLite groups
+// may run in a pass without -race (sqltest.SkipSQLiteSuiteUnderRace).
 func eachBackend(t *testing.T, reuse bool, f func(t *testing.T, open func(testing.TB) *sql.DB)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -114,11 +115,14 @@ func eachBackend(t *testing.T, reuse bool, f func(t *testing.T, open func(testin
 			// CPU, PostgreSQL on the server.
 			t.Parallel()
 			open := b.open
-			if b.name == "Postgres" {
+			switch {
+			case b.name == "Postgres":
 				sqltest.PostgresDSN(t)
 				if reuse {
 					open = openReusedPostgres
 				}
+			case reuse:
+				sqltest.SkipSQLiteSuiteUnderRace(t)
 			}
 			f(t, open)
 		})

@@ -63,7 +63,9 @@ func TestConformance(t *testing.T) {
 			// CPU, PostgreSQL on the server.
 			t.Parallel()
 			open := b.open
-			if b.name == "Postgres" {
+			if b.name != "Postgres" {
+				sqltest.SkipSQLiteSuiteUnderRace(t)
+			} else {
 				sqltest.PostgresDSN(t) // skip the whole group without a server
 				// Each subtest gets an empty, migrated schema; migrating a
 				// new one for each of the suite's 150 would take minutes.

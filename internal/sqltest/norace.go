@@ -1,0 +1,5 @@
+//go:build !race
+
+package sqltest
+
+const raceEnabled = false
