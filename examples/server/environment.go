@@ -38,8 +38,9 @@ var telemetryVariables = []string{"OTEL_TRACES_EXPORTER", "OTEL_METRICS_EXPORTER
 // testVariables are PARLEY_* variables the repository's tests and tools
 // read; set in a shell that also starts the server, they are not typos.
 var testVariables = []string{
-	"PARLEY_TEST_POSTGRES_DSN", "PARLEY_REQUIRE_NODE", "PARLEY_REQUIRE_BROWSER", "PARLEY_REQUIRE_DICT",
-	"PARLEY_SCREENSHOTS", "PARLEY_CHROMIUM", "PARLEY_SOAK", "PARLEY_DICT", "PARLEY_GUARD_CORPUS",
+	"PARLEY_TEST_POSTGRES_DSN", "PARLEY_TEST_SQLITE_NORACE", "PARLEY_REQUIRE_NODE", "PARLEY_REQUIRE_BROWSER", "PARLEY_REQUIRE_DICT",
+	"PARLEY_SCREENSHOTS", "PARLEY_CHROMIUM", "PARLEY_SOAK", "PARLEY_DICT", "PARLEY_GUARD_CORPUS", "PARLEY_TEST_QUIET",
+	"PARLEY_GUARD_LAZY_CHILD",
 }
 
 // warnUnknownVariables logs, at Warn, each PARLEY_* variable in environ

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -140,6 +141,48 @@ func TestServerVariablesAreListedInOnePlace(t *testing.T) {
 		if !strings.Contains(string(doc), v) {
 			t.Errorf("doc.go does not document %s", v)
 		}
+	}
+}
+
+// Every PARLEY_* variable the repository's code, tests and CI name is one
+// the server reads or one testVariables lists: the tests start the server
+// with their own environment, and a variable they set must not read as a
+// typo (as PARLEY_TEST_SQLITE_NORACE first did under .ci/run).
+func TestEveryVariableOfTheRepositoryIsKnown(t *testing.T) {
+	name := regexp.MustCompile(`"(PARLEY_[A-Z0-9_]+)"|\b(PARLEY_[A-Z0-9_]+)=`)
+	known := func(v string) bool {
+		return slices.Contains(serverVariables, v) || slices.Contains(testVariables, v) ||
+			slices.ContainsFunc(serverVariables, func(s string) bool { return strings.HasPrefix(s, v+"_") })
+	}
+	seen := 0
+	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".ci" && path != "../..") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") && path != filepath.Join("../..", ".ci", "run") || d.Name() == "environment_test.go" {
+			return nil // this file's names include typos on purpose
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range name.FindAllStringSubmatch(string(src), -1) {
+			v := m[1] + m[2]
+			seen++
+			if !known(v) {
+				t.Errorf("%s names %s, which neither serverVariables nor testVariables lists", path, v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen < 100 {
+		t.Fatalf("found %d mentions of PARLEY_* variables; the walk missed the repository", seen)
 	}
 }
 
