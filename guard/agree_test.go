@@ -3,12 +3,13 @@ package guard
 import (
 	"bytes"
 	"errors"
-	"github.com/parleyhq/parley/internal/testnote"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/parleyhq/parley/internal/guardcorpus"
+	"github.com/parleyhq/parley/internal/racesplit"
+	"github.com/parleyhq/parley/internal/testnote"
 )
 
 // corpusTexts is every text of the project's corpus and, when it is on
@@ -115,6 +116,7 @@ func (v *compactView) view() view {
 // TestNormalizeAgreesOnCorpus: the normalizer gives the reference's views
 // on every corpus text, with reused buffers as in the guard's pool.
 func TestNormalizeAgreesOnCorpus(t *testing.T) {
+	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	var n normalizer
 	var ref refNormalizer
 	for _, s := range append(corpusTexts(t), agreeSeeds...) {
@@ -211,6 +213,7 @@ func checkPIIAgrees(t *testing.T, p *piiScanner, kw *matcher, s string) {
 // TestPIIScanAgreesOnCorpus: the PII scan gives the reference's findings
 // on every corpus text.
 func TestPIIScanAgreesOnCorpus(t *testing.T) {
+	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	p, kw := newPIIScanner(), newPIIKeywordMatcher()
 	for _, s := range append(corpusTexts(t), agreeSeeds...) {
 		checkPIIAgrees(t, p, kw, s)

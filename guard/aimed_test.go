@@ -3,12 +3,15 @@ package guard
 import (
 	"context"
 	"testing"
+
+	"github.com/parleyhq/parley/internal/racesplit"
 )
 
 // TestAimedExamples: the attacks that passed the literal rules, each beside
 // its benign twin, through the rules alone and through the guard as the
 // Engine runs it.
 func TestAimedExamples(t *testing.T) {
+	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	for _, cfg := range []Config{{RulesOnly: true}, {}} {
 		g, err := New(cfg)
 		if err != nil {

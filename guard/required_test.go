@@ -1,12 +1,13 @@
 package guard
 
 import (
-	"github.com/parleyhq/parley/internal/testnote"
 	"regexp/syntax"
 	"slices"
 	"testing"
 
 	"github.com/parleyhq/parley/internal/guardcorpus"
+	"github.com/parleyhq/parley/internal/racesplit"
+	"github.com/parleyhq/parley/internal/testnote"
 )
 
 func TestRequirements(t *testing.T) {
@@ -78,6 +79,7 @@ func referenceSets(t testing.TB) (fast, ref *injectionSet) {
 // TestFastScanAgrees runs both scans over the project's corpus and, where
 // it is on disk, the third-party guard corpus.
 func TestFastScanAgrees(t *testing.T) {
+	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	fast, ref := referenceSets(t)
 	own, err := guardcorpus.OwnFrom(".")
 	if err != nil {
@@ -131,6 +133,7 @@ func FuzzFastScanAgrees(f *testing.F) {
 // TestRulesCompile compiles every rule's expressions, which the guard
 // otherwise compiles on first use.
 func TestRulesCompile(t *testing.T) {
+	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	fast, ref := referenceSets(t)
 	for _, set := range []*injectionSet{fast, ref} {
 		for _, r := range set.rules {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"github.com/parleyhq/parley/internal/racesplit"
 	"github.com/parleyhq/parley/internal/testnote"
 	"net/url"
 	"os"
@@ -23,22 +24,13 @@ import (
 // e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
 const PostgresEnv = "PARLEY_TEST_POSTGRES_DSN"
 
-// NoRaceEnv, when set, moves the SQLite conformance suites out of a -race
-// run: .ci/run sets it for its -race pass and runs those suites in a pass
-// of their own without -race. modernc.org/sqlite is C translated to Go,
-// which the race detector slows about thirteen times (sqlstore's SQLite
-// suites: 70 CPU seconds under -race, 5.4 without); the detector still
-// watches the stores' own Go code on PostgreSQL, and the SQLite
-// multi-instance tests stay under -race.
-const NoRaceEnv = "PARLEY_TEST_SQLITE_NORACE"
-
-// SkipSQLiteSuiteUnderRace skips t, a conformance suite on SQLite, in a
-// -race build when NoRaceEnv is set.
+// SkipSQLiteSuiteUnderRace skips t, a conformance suite on SQLite, where
+// racesplit.Skip does: the SQLite driver is C translated to Go, about
+// thirteen times slower under -race, and .ci/run runs these suites in its
+// pass without it.
 func SkipSQLiteSuiteUnderRace(t testing.TB) {
 	t.Helper()
-	if raceEnabled && os.Getenv(NoRaceEnv) != "" {
-		t.Skipf("SQLite conformance suite skipped under -race with %s set: .ci/run runs it without -race", NoRaceEnv)
-	}
+	racesplit.Skip(t)
 }
 
 // SQLiteDSN is the modernc.org/sqlite data source name the tests use for a

@@ -1,5 +1,5 @@
 //go:build race
 
-package sqltest
+package racesplit
 
 const raceEnabled = true
