@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/memstore"
 )
 
 // failingWrites makes the final writes of replies (status other than
@@ -192,5 +193,46 @@ func TestCancelStoresThePartialReplyBeforeTheDrainEnds(t *testing.T) {
 	m, _ = h.store.GetMessage(context.Background(), id)
 	if m.Status != store.StatusCancelled || m.InputTokens == 0 {
 		t.Errorf("after the drain: %s, %d input tokens; want cancelled with usage", m.Status, m.InputTokens)
+	}
+}
+
+// countingStore counts the heartbeat's writes: UpdateMessage with status
+// streaming.
+type countingStore struct {
+	*memstore.Store
+	beats atomic.Int64
+}
+
+func (s *countingStore) UpdateMessage(ctx context.Context, m *store.Message) error {
+	if m.Status == store.StatusStreaming {
+		s.beats.Add(1)
+	}
+	return s.Store.UpdateMessage(ctx, m)
+}
+
+// A parked turn checkpoints once per HeartbeatInterval, plus once at its
+// first block: the heartbeat never fires faster than its interval.
+func TestTheHeartbeatWritesOncePerInterval(t *testing.T) {
+	release := make(chan struct{})
+	st := &countingStore{Store: memstore.New()}
+	eng, err := assistant.New(assistant.Config{Provider: blockingModel{text: "Parked.", release: release}, Store: st,
+		Authorizer: assistant.RoleAuthorizer{}, HeartbeatInterval: 100 * time.Millisecond, CancelPollInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := range eng.Stream(context.Background(), alice, assistant.Request{Message: "hi"}) {
+		if b.Kind == blocks.Markdown {
+			break // parked: the model holds the stream open
+		}
+	}
+	start := time.Now()
+	time.Sleep(time.Second)
+	beats, held := st.beats.Load(), time.Since(start)
+	close(release)
+	_ = eng.Wait(context.Background())
+	// The first block's checkpoint, then one per 100 ms; a slow machine
+	// fires fewer, never more.
+	if most := int64(held/(100*time.Millisecond)) + 2; beats > most || beats < 3 {
+		t.Fatalf("%d heartbeat writes in %v at a 100ms interval, want 3 to %d", beats, held, most)
 	}
 }
