@@ -25,6 +25,7 @@ type relay struct {
 	q       []blocks.Block // sent, not yet taken
 	spare   []blocks.Block // the consumer's last batch, emptied, for reuse
 	closed  bool
+	dropped bool // a block was not queued because the turn was stopped
 	waiting bool // the consumer waits on ready
 
 	ready    chan struct{} // capacity 1: something was queued, or closed
@@ -71,6 +72,11 @@ func (r *relay) send(b blocks.Block) {
 		case <-r.detached:
 			return
 		case <-r.stop.done():
+			// The block is lost to the consumer, perhaps the worker's
+			// error: forward must end with the stop's block.
+			r.mu.Lock()
+			r.dropped = true
+			r.mu.Unlock()
 			return
 		}
 	}
@@ -85,9 +91,10 @@ func (r *relay) close() {
 }
 
 // take returns the queued blocks and whether the worker closed the relay
-// after sending them; with none queued and wait set, the consumer is
-// marked waiting, to be signalled on ready. done hands the batch back.
-func (r *relay) take(wait bool) (batch []blocks.Block, closed bool) {
+// after sending everything it sent, none dropped; with none queued and
+// wait set, the consumer is marked waiting, to be signalled on ready.
+// done hands the batch back.
+func (r *relay) take(wait bool) (batch []blocks.Block, complete bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	batch, r.q, r.spare = r.q, r.spare, nil
@@ -95,7 +102,7 @@ func (r *relay) take(wait bool) (batch []blocks.Block, closed bool) {
 		signal(r.room)
 	}
 	r.waiting = wait && len(batch) == 0 && !r.closed
-	return batch, r.closed
+	return batch, r.closed && !r.dropped
 }
 
 // done returns a batch take gave, its blocks delivered, for reuse.
@@ -114,12 +121,14 @@ func (r *relay) done(batch []blocks.Block) {
 // forward yields the blocks until the worker closes the relay, yield
 // returns false (detach is called) or an error block passes. When the
 // turn is stopped it delivers what was produced before the stop and ends
-// with stopBlock: if the turn has finished that is everything; if it is
-// still draining, the stream ends now, with the block the worker persists.
+// with stopBlock: if the turn has finished, and the consumer missed none
+// of its blocks, that is everything; if it is still draining, or a block
+// was dropped for a stalled consumer, the stream ends now, with the block
+// the worker persists.
 func (r *relay) forward(yield func(blocks.Block) bool, detach func(), stopBlock func() blocks.Block) {
 	defer close(r.detached)
 	for {
-		batch, closed := r.take(true)
+		batch, complete := r.take(true)
 		for _, b := range batch {
 			if !yield(b) || b.Kind == blocks.Error {
 				detach()
@@ -127,7 +136,7 @@ func (r *relay) forward(yield func(blocks.Block) bool, detach func(), stopBlock 
 			}
 		}
 		r.done(batch)
-		if closed && len(batch) == 0 {
+		if complete && len(batch) == 0 {
 			return
 		}
 		if !r.stop.stopped() {
@@ -141,14 +150,15 @@ func (r *relay) forward(yield func(blocks.Block) bool, detach func(), stopBlock 
 			}
 		}
 		// What was sent before the stop; a turn that finished (it closes
-		// the relay before its context ends) sent everything.
-		batch, closed = r.take(false)
+		// the relay before its context ends) sent everything, unless a
+		// block was dropped.
+		batch, complete = r.take(false)
 		for _, b := range batch {
 			if !yield(b) || b.Kind == blocks.Error {
 				return
 			}
 		}
-		if !closed {
+		if !complete {
 			yield(stopBlock())
 		}
 		return

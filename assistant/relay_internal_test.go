@@ -140,3 +140,25 @@ func TestRelayStopEndsTheStream(t *testing.T) {
 		})
 	}
 }
+
+// A consumer so far behind that the stopped worker's last blocks (its
+// error among them) were dropped still ends with the stop's block, even
+// when the worker has closed the relay by the time it looks again.
+func TestRelayAStalledConsumerMissingBlocksEndsWithTheStop(t *testing.T) {
+	var s stopper
+	s.start(context.Background())
+	r := newRelay(&s)
+	for i := range relayBuffer {
+		r.send(textBlock(i))
+	}
+	s.cancel(errCancelRequested)
+	r.send(blocks.Block{Kind: blocks.Error, Content: "the worker's error"}) // dropped: the queue is full
+	r.close()
+	var last blocks.Block
+	n := 0
+	r.forward(func(b blocks.Block) bool { last, n = b, n+1; return true },
+		func() {}, func() blocks.Block { return blocks.Block{Kind: blocks.Error, Content: "stopped"} })
+	if n != relayBuffer+1 || last.Content != "stopped" {
+		t.Fatalf("the consumer saw %d blocks ending with %q, want the %d queued and the stop's block", n, last.Content, relayBuffer)
+	}
+}
