@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -224,7 +225,8 @@ func sjsonKey(k string) string {
 // functionDef is t as an OpenAI function definition, written as JSON
 // directly: the schema goes into the request as it is, where decoding it
 // into the client's map for the client to encode again cost a few percent
-// of a turn's CPU on every model call.
+// of a turn's CPU on every model call. One difference remains: a key the
+// schema repeats is sent twice, as written, where the map kept the last.
 func functionDef(t providers.ToolDef) (json.RawMessage, error) {
 	name, err := json.Marshal(t.Name)
 	if err != nil {
@@ -238,9 +240,20 @@ func functionDef(t providers.ToolDef) (json.RawMessage, error) {
 		}
 		def = append(append(def, `,"description":`...), desc...)
 	}
-	if ps := bytes.TrimSpace(t.Parameters); len(ps) > 0 {
+	if ps := bytes.Trim(t.Parameters, " \t\r\n"); len(ps) > 0 {
 		if ps[0] != '{' || !json.Valid(ps) {
 			return nil, fmt.Errorf("openai: tool %q: parameters are not a JSON object", t.Name)
+		}
+		if !utf8.Valid(ps) {
+			// Encoded again, as the client's map was: invalid bytes become
+			// U+FFFD rather than a request the API refuses.
+			var v any
+			if err := json.Unmarshal(ps, &v); err != nil {
+				return nil, fmt.Errorf("openai: tool %q: parameters are not a JSON object", t.Name)
+			}
+			if ps, err = json.Marshal(v); err != nil {
+				return nil, err
+			}
 		}
 		def = append(append(def, `,"parameters":`...), ps...)
 	}

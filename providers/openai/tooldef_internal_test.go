@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
@@ -46,7 +47,7 @@ func checkDef(t *testing.T, d providers.ToolDef) {
 	want, werr := viaMap(d)
 	raw, err := functionDef(d)
 	var obj map[string]json.RawMessage
-	isObject := len(bytes.TrimSpace(d.Parameters)) == 0 || json.Unmarshal(d.Parameters, &obj) == nil && obj != nil
+	isObject := len(bytes.Trim(d.Parameters, " \t\r\n")) == 0 || json.Unmarshal(d.Parameters, &obj) == nil && obj != nil
 	switch {
 	case err != nil && isObject:
 		t.Fatalf("%+v: functionDef refused an object: %v", d, err)
@@ -60,9 +61,16 @@ func checkDef(t *testing.T, d providers.ToolDef) {
 		}
 		return
 	}
-	got, err := encoded(oai.ChatCompletionFunctionTool(param.Override[shared.FunctionDefinitionParam](raw)))
+	wire, err := json.Marshal(oai.ChatCompletionFunctionTool(param.Override[shared.FunctionDefinitionParam](raw)))
 	if err != nil {
 		t.Fatalf("%+v: the request does not encode: %v", d, err)
+	}
+	if !utf8.Valid(wire) {
+		t.Fatalf("%+v: the request is not UTF-8: %q", d, wire)
+	}
+	got, err := encoded(json.RawMessage(wire))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%+v:\n got %v\nwant %v", d, got, want)
@@ -76,6 +84,8 @@ func TestFunctionDefIsWhatTheClientWouldSend(t *testing.T) {
 		{Name: "no_desc", Parameters: json.RawMessage(" {\n\"type\": \"object\"}\n")},
 		{Name: `quote"and<html>&`, Description: "línea\n\t\"citée\" \u2028 <b>", Parameters: json.RawMessage(`{"enum":["a\u0000b"]}`)},
 		{Name: "huge", Parameters: json.RawMessage(`{"maximum":1e400}`)},
+		{Name: "latin1", Parameters: json.RawMessage("{\"enum\":[\"a\xffb\"]}")},
+		{Name: "nbsp", Parameters: json.RawMessage("\u00a0{}")},
 		{Name: "array", Parameters: json.RawMessage(`[1,2]`)},
 		{Name: "broken", Parameters: json.RawMessage(`{"a":`)},
 		{Name: "null", Parameters: json.RawMessage(`null`)},
