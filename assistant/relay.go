@@ -10,9 +10,10 @@ import (
 // relayBuffer is how many blocks the worker may run ahead of the consumer.
 const relayBuffer = 64
 
-// relayKeep is the largest queue a relay keeps for reuse once the consumer
-// has caught up: a burst does not leave a parked turn holding room for 64
-// blocks while it waits on the model.
+// relayKeep is the largest of the relay's two slices (the queue and the
+// consumer's last batch) kept for reuse once the consumer has caught up: a
+// burst does not leave a parked turn holding room for 64 blocks while it
+// waits on the model.
 const relayKeep = 8
 
 // relay hands the worker's blocks to the consumer. The worker never waits
@@ -112,7 +113,7 @@ func (r *relay) done(batch []blocks.Block) {
 		return
 	}
 	r.mu.Lock()
-	if r.spare == nil && r.q == nil {
+	if r.spare == nil {
 		r.spare = batch[:0]
 	}
 	r.mu.Unlock()
