@@ -30,8 +30,7 @@ func TestCIRunsTheSplitPackages(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		// sqltest.SkipSQLiteSuiteUnderRace calls Skip for the SQL suites.
-		if strings.Contains(string(src), "racesplit.Skip(") || strings.Contains(string(src), "SkipSQLiteSuiteUnderRace(") {
+		if strings.Contains(string(src), "racesplit.Skip(") {
 			pkg := "./" + filepath.ToSlash(strings.TrimPrefix(filepath.Dir(path), "../../"))
 			if !slices.Contains(callers, pkg) {
 				callers = append(callers, pkg)

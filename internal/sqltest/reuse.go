@@ -111,8 +111,21 @@ func emptySchema(admin *sql.DB, schema string) error {
 	return err
 }
 
+// Main is the TestMain of a test binary that uses PostgresReused: it runs
+// the tests, then DropReused, and exits.
+//
+//	func TestMain(m *testing.M) { sqltest.Main(m) }
+func Main(m *testing.M) {
+	code := m.Run()
+	if err := DropReused(); err != nil {
+		fmt.Fprintln(os.Stderr, "sqltest:", err)
+		code = 1
+	}
+	os.Exit(code)
+}
+
 // DropReused drops the schemas PostgresReused made in this test binary.
-// Call it from TestMain after m.Run.
+// Call it from TestMain after m.Run (Main does).
 func DropReused() error {
 	reuseMu.Lock()
 	defer reuseMu.Unlock()

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
-	"github.com/parleyhq/parley/internal/racesplit"
 	"github.com/parleyhq/parley/internal/testnote"
 	"net/url"
 	"os"
@@ -23,15 +22,6 @@ import (
 // PostgresEnv names the variable holding the PostgreSQL test server's DSN,
 // e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable.
 const PostgresEnv = "PARLEY_TEST_POSTGRES_DSN"
-
-// SkipSQLiteSuiteUnderRace skips t, a conformance suite on SQLite, where
-// racesplit.Skip does: the SQLite driver is C translated to Go, about
-// thirteen times slower under -race, and .ci/run runs these suites in its
-// pass without it.
-func SkipSQLiteSuiteUnderRace(t testing.TB) {
-	t.Helper()
-	racesplit.Skip(t)
-}
 
 // SQLiteDSN is the modernc.org/sqlite data source name the tests use for a
 // file: a busy timeout so concurrent connections wait for each other instead

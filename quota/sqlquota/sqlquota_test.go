@@ -2,13 +2,12 @@ package sqlquota_test
 
 import (
 	"database/sql"
-	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley/internal/racesplit"
 	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/quota"
 	"github.com/parleyhq/parley/quota/quotatest"
@@ -107,7 +106,7 @@ func migrated(t testing.TB, db *sql.DB, p quota.Policy) *sqlquota.Ledger {
 // skipped as a whole without a server. With reuse, for the conformance
 // suites, which only migrate the ledger's tables, PostgreSQL opens are on
 // emptied, migrated schemas (openReusedPostgres), and the SQLite groups
-// may run in a pass without -race (sqltest.SkipSQLiteSuiteUnderRace).
+// may run in a pass without -race (racesplit.Skip).
 func eachBackend(t *testing.T, reuse bool, f func(t *testing.T, open func(testing.TB) *sql.DB)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
@@ -122,7 +121,7 @@ func eachBackend(t *testing.T, reuse bool, f func(t *testing.T, open func(testin
 					open = openReusedPostgres
 				}
 			case reuse:
-				sqltest.SkipSQLiteSuiteUnderRace(t)
+				racesplit.Skip(t) // the SQLite driver is C translated to Go: ten times slower under -race
 			}
 			f(t, open)
 		})
@@ -162,11 +161,4 @@ func TestRateLimiterConformance(t *testing.T) {
 	})
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := sqltest.DropReused(); err != nil {
-		fmt.Fprintln(os.Stderr, "sqltest:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { sqltest.Main(m) }

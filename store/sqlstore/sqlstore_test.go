@@ -2,11 +2,10 @@ package sqlstore_test
 
 import (
 	"database/sql"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/parleyhq/parley/internal/racesplit"
 	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlstore"
@@ -64,7 +63,7 @@ func TestConformance(t *testing.T) {
 			t.Parallel()
 			open := b.open
 			if b.name != "Postgres" {
-				sqltest.SkipSQLiteSuiteUnderRace(t)
+				racesplit.Skip(t) // the SQLite driver is C translated to Go: ten times slower under -race
 			} else {
 				sqltest.PostgresDSN(t) // skip the whole group without a server
 				// Each subtest gets an empty, migrated schema; migrating a
@@ -76,11 +75,4 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if err := sqltest.DropReused(); err != nil {
-		fmt.Fprintln(os.Stderr, "sqltest:", err)
-		code = 1
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { sqltest.Main(m) }
