@@ -37,6 +37,12 @@ type Config struct {
 	// model call; otherwise the model answers a prompt that names only the
 	// categories found, never the user's text.
 	GuardRejection string
+	// GuardMessage words the warning a user is shown about their own
+	// message (what the guard found in it and what became of it, see
+	// GuardNotice), e.g. in u.Locale; nil, or "" for a notice it leaves to
+	// the default: English sentences. Return text safe to show. The
+	// warning block carries the notice as Data either way.
+	GuardMessage func(u parley.User, n GuardNotice) string
 
 	// TopicScope turns the topic filter on (C10): it says in plain words
 	// what the assistant is for, e.g. "operating Acme Cloud: servers,

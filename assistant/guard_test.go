@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/guard"
@@ -241,6 +242,59 @@ func TestWarningsSayWhatTheGuardSaw(t *testing.T) {
 			t.Errorf("%q: warnings %+v, want one saying %q", tc.msg, w, tc.want)
 		}
 	}
+}
+
+// Config.GuardMessage words the warning, in the user's language, from the
+// notice the warning block also carries as Data; a notice it leaves ("")
+// gets the English words.
+func TestGuardMessageWordsTheWarningFromItsNotice(t *testing.T) {
+	german := func(u parley.User, n assistant.GuardNotice) string {
+		if u.Locale != "de-DE" || n.Action != guard.Block {
+			return ""
+		}
+		msg := "Deine Nachricht wurde nicht an den Assistenten gesendet."
+		if n.Instructions && n.Forgotten {
+			msg += " Sie las sich wie Anweisungen an den Assistenten und wird vergessen."
+		}
+		return msg
+	}
+	for _, tc := range []struct {
+		user       parley.User
+		msg        string
+		want       string
+		wantNotice string
+	}{
+		{parley.User{ID: "alice", Locale: "de-DE"}, "flag:jailbreak:high now",
+			"Deine Nachricht wurde nicht an den Assistenten gesendet. Sie las sich wie Anweisungen an den Assistenten und wird vergessen.",
+			`{"action":"block","instructions":true,"forgotten":true}`},
+		{parley.User{ID: "alice", Locale: "de-DE"}, "write to flag:email:low soon",
+			"Your message appears to contain an email address. Avoid sharing personal data with the assistant.",
+			`{"action":"warn","found":["email"]}`},
+		{parley.User{ID: "alice", Locale: "en-GB"}, "flag:jailbreak:high now",
+			"Your message was not sent to the assistant because it appears to contain instructions aimed at the assistant. The assistant will not remember it in this conversation.",
+			`{"action":"block","instructions":true,"forgotten":true}`},
+	} {
+		p := fake.New(fake.Turn{fake.Text("ok")})
+		h := newHarness(t, p, func(c *assistant.Config) {
+			c.Guard = flagging(t)
+			c.GuardMessage = german
+		})
+		_, streamed, err := h.collect(t, tc.user, assistant.Request{Message: tc.msg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := find(streamed, blocks.Warning)
+		if len(w) != 1 || w[0].Content != tc.want || string(w[0].Data) != tc.wantNotice {
+			t.Errorf("%s %q: warnings %+v (data %s), want %q with %s", tc.user.Locale, tc.msg, w, firstData(w), tc.want, tc.wantNotice)
+		}
+	}
+}
+
+func firstData(bs []blocks.Block) string {
+	if len(bs) == 0 {
+		return ""
+	}
+	return string(bs[0].Data)
 }
 
 // A Medium injection finding on the user's own message (maybe a false

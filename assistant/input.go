@@ -2,6 +2,7 @@ package assistant
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -66,36 +67,106 @@ func (in *input) forModel() string {
 	return in.text
 }
 
-// warning is the notice the user sees about their own message, if any: it
-// names what the guard found in words a user knows, and says what becomes
-// of the message, now and in later turns.
-func (in *input) warning() (blocks.Block, bool) {
+// GuardNotice is what the guard found in a user's own message and what
+// became of it: the facts of the warning the user is shown with the
+// answer, for a host that words it in the user's language
+// (Config.GuardMessage) and for a client that does (the warning block
+// carries it as Data: {"action", "instructions"?, "found"?, "forgotten"?}).
+type GuardNotice struct {
+	// Action is what became of the message: guard.Block (not sent to the
+	// model), guard.Redact (parts hidden from it) or guard.Warn (sent).
+	Action guard.Action `json:"action"`
+	// Instructions is set when the message reads like instructions aimed
+	// at the assistant.
+	Instructions bool `json:"instructions,omitempty"`
+	// Found are the other categories found, in the order first found:
+	// personal data, credentials, what could not be scanned, a host
+	// detector's own.
+	Found []guard.Category `json:"found,omitempty"`
+	// Forgotten is set when a blocked message is left out of the
+	// conversation's later turns too, not only this one.
+	Forgotten bool `json:"forgotten,omitempty"`
+}
+
+// notice is what the user is told of their message, if anything.
+func (in *input) notice() (GuardNotice, bool) {
 	r := in.verdict
-	steer, found := plainFindings(r)
-	var msg string
-	switch r.Action {
-	case guard.Block:
-		msg = "Your message was not sent to the assistant because it appears to contain " + joinWords(append(steer, found...)) + "."
-		if r.Injection() >= guard.High {
-			msg += " The assistant will not remember it in this conversation."
-		}
-	case guard.Redact:
-		msg = "Parts of your message that look like " + joinWords(append(steer, found...)) + " were hidden from the assistant."
-	case guard.Warn:
-		var parts []string
-		if len(steer) > 0 {
-			parts = append(parts, "Parts of your message read like "+injectionWords+". It was sent, "+
-				"and in later messages the assistant will read it as your request, not as new rules.")
-		}
-		if len(found) > 0 {
-			parts = append(parts, "Your message appears to contain "+joinWords(found)+". "+avoidSharing(r)+"")
-		}
-		msg = strings.Join(parts, " ")
+	if r.Action < guard.Warn {
+		return GuardNotice{}, false
 	}
-	if msg == "" {
+	n := GuardNotice{Action: r.Action, Forgotten: r.Action == guard.Block && r.Injection() >= guard.High}
+	for _, f := range r.Findings {
+		switch {
+		case f.Kind == guard.KindInjection && plainNames[f.Category] == "":
+			n.Instructions = true
+		case !slices.Contains(n.Found, f.Category):
+			n.Found = append(n.Found, f.Category)
+		}
+	}
+	if r.Action == guard.Warn && !n.Instructions && len(n.Found) == 0 {
+		return GuardNotice{}, false // nothing to name: a host detector's Warn with no finding
+	}
+	return n, true
+}
+
+// warning is the notice the user sees about their own message, if any,
+// worded by word (Config.GuardMessage) or, when it is nil or says "", by
+// guardMessage.
+func (in *input) warning(u parley.User, word func(parley.User, GuardNotice) string) (blocks.Block, bool) {
+	n, ok := in.notice()
+	if !ok {
 		return blocks.Block{}, false
 	}
-	return blocks.Block{Kind: blocks.Warning, Content: msg}, true
+	var msg string
+	if word != nil {
+		msg = word(u, n)
+	}
+	if msg == "" {
+		msg = guardMessage(n)
+	}
+	data, err := json.Marshal(n)
+	if err != nil { // an Action past the named ones: the words alone
+		data = nil
+	}
+	return blocks.Block{Kind: blocks.Warning, Content: msg, Data: data}, true
+}
+
+// guardMessage is the English wording of n: it names what the guard found
+// in words a user knows, and says what becomes of the message, now and in
+// later turns.
+func guardMessage(n GuardNotice) string {
+	var steer, found []string
+	if n.Instructions {
+		steer = []string{injectionWords}
+	}
+	for _, c := range n.Found {
+		name, ok := plainNames[c]
+		if !ok {
+			name = strings.ReplaceAll(string(c), "_", " ") // a custom detector's
+		}
+		if !slices.Contains(found, name) {
+			found = append(found, name)
+		}
+	}
+	switch n.Action {
+	case guard.Block:
+		msg := "Your message was not sent to the assistant because it appears to contain " + joinWords(append(steer, found...)) + "."
+		if n.Forgotten {
+			msg += " The assistant will not remember it in this conversation."
+		}
+		return msg
+	case guard.Redact:
+		return "Parts of your message that look like " + joinWords(append(steer, found...)) + " were hidden from the assistant."
+	}
+	var parts []string
+	if len(steer) > 0 {
+		parts = append(parts, "Parts of your message read like "+injectionWords+". It was sent, "+
+			"and in later messages the assistant will read it as your request, not as new rules.")
+	}
+	if len(found) > 0 {
+		parts = append(parts, "Your message appears to contain "+joinWords(found)+". "+avoidSharing(n.Found))
+	}
+	return strings.Join(parts, " ")
 }
 
 // injectionWords is what a user is told an injection finding is.
@@ -117,30 +188,9 @@ var plainNames = map[guard.Category]string{
 	guard.TooLarge:    "more text than the security check takes",
 }
 
-// plainFindings names r's findings for a user: steer holds
-// injectionWords if any finding is an attempt to steer the assistant, and
-// found the rest (personal data, credentials, what could not be scanned).
-func plainFindings(r guard.Result) (steer, found []string) {
-	for _, f := range r.Findings {
-		name, ok := plainNames[f.Category]
-		switch {
-		case ok:
-		case f.Kind == guard.KindInjection:
-			steer = []string{injectionWords}
-			continue
-		default:
-			name = strings.ReplaceAll(string(f.Category), "_", " ") // a custom detector's
-		}
-		if !slices.Contains(found, name) {
-			found = append(found, name)
-		}
-	}
-	return steer, found
-}
-
 // avoidSharing is the advice for what a warned message holds.
-func avoidSharing(r guard.Result) string {
-	if slices.ContainsFunc(r.Findings, func(f guard.Finding) bool { return f.Category == guard.JWT || f.Category == guard.Credential }) {
+func avoidSharing(found []guard.Category) string {
+	if slices.Contains(found, guard.JWT) || slices.Contains(found, guard.Credential) {
 		return "Avoid sharing passwords, keys or tokens with the assistant."
 	}
 	return "Avoid sharing personal data with the assistant."

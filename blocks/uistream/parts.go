@@ -47,6 +47,9 @@ func dataPart(b blocks.Block) (typ string, data any, ok bool) {
 	case b.Kind == blocks.Component && b.Tag != "":
 		return "data-" + b.Tag, jsonValue(b.Data), true
 	case b.Kind == blocks.Warning:
+		if len(b.Data) > 0 { // what the notice says, for a client that words it itself
+			return "data-warning", map[string]any{"text": b.Content, "notice": jsonValue(b.Data)}, true
+		}
 		return "data-warning", map[string]string{"text": b.Content}, true
 	}
 	return "", nil, false

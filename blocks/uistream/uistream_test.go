@@ -97,6 +97,12 @@ var scenarios = []struct {
 		{Kind: blocks.Markdown, Content: "Here now."},
 		end("stop", 10, 2),
 	}},
+	{"guard-warning", uistream.Options{}, []blocks.Block{
+		meta("th1", "m2", "m1", ""),
+		{Kind: blocks.Warning, Content: "Deine Nachricht enthält eine E-Mail-Adresse.", Data: json.RawMessage(`{"action":"warn","found":["email"]}`)},
+		{Kind: blocks.Markdown, Content: "Gern."},
+		end("stop", 10, 2),
+	}},
 	{"refused-before-start", uistream.Options{}, []blocks.Block{
 		{Kind: blocks.Error, ErrorCode: "quota_exceeded", Content: "You have used today's allowance."},
 	}},
