@@ -559,9 +559,9 @@ func sentAway(b []byte, hs []aimHit, di int, question bool, cl *clause) (int, bo
 		if s.en && (question || s.start > d.start || !cl.imperative(s.start)) || d.start-s.end > 2*aimVerbReach || s.start-d.end > 2*aimVerbReach {
 			continue
 		}
-		lo, hi := max(0, min(s.start, d.start)-80), min(len(b), max(s.end, d.end)+100)
-		if addressIn(b[lo:hi]) {
-			return lo + si, true
+		from, to := max(0, min(s.start, d.start)-80), min(len(b), max(s.end, d.end)+100)
+		if addressIn(b[from:to]) {
+			return lo + si, true // an index into the caller's hits
 		}
 	}
 	return 0, false
