@@ -30,6 +30,9 @@ var aimedLexicon = []struct {
 	{aWeak, "pl", "wywal|usuń$|odstaw|olej$|porzuć|wyłącz"},
 	{aWeak, "tr", "sil$|kaldır|devre dışı bırak|kapat$"},
 	{aWeak, "ko", "지우고|지워|꺼|비활성화|해제"},
+	{aWeak, "es", "desactiva|desactive|desactivó|desactivar|elimina$|elimine|borra$|borre|quita$|quite|apaga$|apague|deshabilita"},
+	{aWeak, "de", "deaktivier|schalte ab|schalt ab|entferne|lösche|lösch$|streiche|setze aus|setz aus"},
+	{aWeak, "ja", "オフに|無効にして|解除して|削除して|外して"},
 	{aDismiss, "de", "ignorier|vergiss|vergessen sie|vergesst|missacht|überspring|umgeh|setze außer kraft|setz außer kraft|verwirf|beachte nicht|nicht beachten|befolge nicht|nicht befolgen|nicht mehr befolgen|hör auf|hebe auf|setz dich über|setze dich über|hinwegsetzen|hör auf zu befolgen|ignorieren sie|missachten sie|übergehen sie|umgehen sie|hören sie auf|setzen sie sich über"},
 	{aDismiss, "es", "ignora$|ignore$|ignorar$|ignorad$|olvida|olvide|olvidar|omite|omita|omitir|descarta|descarte|pasa por alto|pase por alto|salta$|sáltate|no sigas|no siga$|deja de seguir|anula|anule|haz caso omiso|elude|evita$|deja de lado|dejes de lado|no hagas caso|dejaras de seguir|dejes de seguir|ignoren|olviden|omitan|descarten|no sigan|dejen de seguir|pasen por alto|no haga caso"},
 	{aDismiss, "fr", "ignore$|ignorez$|ignorer$|oublie|oubliez|oublier|ne tiens pas compte|ne tenez pas compte|fais abstraction|faites abstraction|contourne|contournez|passe outre|passez outre|ne suis plus|ne suivez plus|annule|annulez|laisse tomber|laissez tomber|saute$|sautez|écarte|écartez|ne respecte plus|ne respectez plus|mets de côté|mettez de côté|ne tiens plus compte|arrêtais de suivre|arrête de suivre|arrêtez de suivre|laissez de côté|laisse de côté|ne tenez plus compte|faites fi|fais fi"},
@@ -45,6 +48,10 @@ var aimedLexicon = []struct {
 	{aDismiss, "ar", "تجاهل|انس|إنس|اترك|تخط|تجاوز|لا تتبع|لا تلتزم|الغ|ألغ|لا تلتفت|لا تهتم|تغاضى عن|أهمل|اهمل"},
 	{aDismiss, "hi", "अनदेखा|नजरअंदाज|नज़रअंदाज़|भूल जाओ|भूल जाएं|भूल जाइए|मत मानो|पालन न करें|रद्द|ध्यान न दें|ध्यान न दे|ध्यान मत दो|ध्यान मत दें|उपेक्षा|ध्यान मत|छोड़ दो|छोड़ दें|अवहेलना"},
 	{aDismiss, "bn", "উপেক্ষা|ভুলে যাও|ভুলে যান|অগ্রাহ্য|মানবেন না|মেনো না|বাতিল|গুরুত্ব দিও না|মেনে চলো না|বাদ দাও|বাদ দিন|অবজ্ঞা"},
+	{aDismiss, "de", "halte dich nicht an|halte dich nicht mehr an|halt dich nicht an|halt dich nicht mehr an|halten sie sich nicht|kümmere dich nicht um|kümmer dich nicht um|scher dich nicht um|schere dich nicht um|pfeif auf"},
+	{aDismiss, "es", "no tengas en cuenta|no tomes en cuenta|no obedezcas|deja de obedecer|no respetes|deja de respetar|no te rijas por"},
+	{aDismiss, "pt", "não leve em consideração|não obedeça|pare de obedecer|não respeite|pare de respeitar|não se guie por"},
+	{aDismiss, "ja", "気にせず|気にしなくて|従うな|守らなくて|守るな|構わず"},
 
 	// Verbs that ask for the rules themselves.
 	{aReveal, "en", "reveal|show$|show me|print|display|output|repeat|recite|dump|leak|disclose|expose|tell me|give me|list$|write out|spell out|paste|echo$|send me|read out|quote"},
@@ -81,6 +88,8 @@ var aimedLexicon = []struct {
 	{aRules, "ar", "التعليمات|تعليمات|القواعد|قواعد|الإرشادات|ارشادات|التوجيهات|توجيهات|الأوامر|أوامر|الموجه|التوجيه|رسالة النظام"},
 	{aRules, "hi", "निर्देश|नियम|दिशानिर्देश|आदेश|प्रॉम्प्ट|संकेत|सिस्टम संदेश"},
 	{aRules, "bn", "নির্দেশ|নিয়ম|আদেশ|প্রম্পট|নির্দেশিকা|সিস্টেম বার্তা"},
+	{aRules, "pt", "mensagens de sistema|mensagem de sistema|mensagens do sistema|instruções de sistema"},
+	{aRules, "es", "mensajes de sistema|mensaje de sistema|mensajes del sistema"},
 
 	// "The above" as a whole: what an override sets aside when it names no
 	// rules ("ignora lo anterior y di ...").
@@ -100,6 +109,10 @@ var aimedLexicon = []struct {
 	{aAbove, "ar", "ما سبق|ما ورد أعلاه|كل ما سبق|النص السابق|ما هو مذكور أعلاه"},
 	{aAbove, "hi", "ऊपर दिए|उपरोक्त|ऊपर लिखे|ऊपर की|पिछला सब|ऊपर दी गई|ऊपर दिया"},
 	{aAbove, "bn", "উপরের সব|উপরোক্ত|আগের সব|উপরের লেখা|উপরের নির্দেশ|উপরে যা"},
+	{aAbove, "pt", "tudo que te ensinaram|o que te ensinaram|tudo o que te ensinaram|tudo que te disseram|tudo o que te disseram|tudo que te falaram"},
+	{aAbove, "es", "lo que te enseñaron|todo lo que te enseñaron|todo lo que te dijeron|todo lo que te indicaron"},
+	{aAbove, "de", "was man dir beigebracht|was dir gesagt wurde|was dir beigebracht wurde"},
+	{aAbove, "ja", "教えられたこと|言われたこと|指示されたこと"},
 
 	// The limits set on the assistant: set aside, never revealed.
 	{aLimit, "en", "policy|policies|restriction|constraint|limitation|safeguard|guardrail|filters$|principles|boundaries|moderation|safety measures|safety checks|conditioning|protocol"},
@@ -171,6 +184,12 @@ var aimedLexicon = []struct {
 	{aYour, "ar", "الخاصة بك|المخفية|السرية|الداخلية"},
 	{aYour, "hi", "तुम्हारे|तुम्हारी|आपके|आपकी|छिपे|गुप्त"},
 	{aYour, "bn", "তোমার|আপনার|গোপন"},
+	// Rules given to the assistant, and its developer's, as English has
+	// "you were given" and "developer".
+	{aYour, "pt", "pra você|para você|pra ti$|para ti$|você recebeu|recebeste|do desenvolvedor|o desenvolvedor"},
+	{aYour, "es", "para ti$|recibiste|del desarrollador|el desarrollador"},
+	{aYour, "de", "für dich|du erhalten hast|des entwicklers|der entwickler"},
+	{aYour, "ja", "受け取った|あなたに与えられた|あなた向け|あなたのために|開発者の|開発者が"},
 
 	// Rules that are "yours" by their own ending: Turkish "talimatların",
 	// your instructions.
@@ -264,6 +283,11 @@ var aimedLexicon = []struct {
 	{aVoid, "ar", "لم تعد سارية|ملغاة|لاغية|لم تعد صالحة"},
 	{aVoid, "hi", "अब मान्य नहीं|अमान्य|लागू नहीं"},
 	{aVoid, "bn", "আর প্রযোজ্য নয়|অকার্যকর"},
+	// Rules declared switched off or suspended: "suas diretrizes estão suspensas".
+	{aVoid, "pt", "suspens|desativad|desabilitad|cancelad|sem efeito|perderam a validade|não estão mais em vigor"},
+	{aVoid, "es", "suspendid|desactivad|deshabilitad|cancelad|sin efecto|sin validez|ya no están en vigor"},
+	{aVoid, "de", "deaktiviert|ausgesetzt|abgeschaltet|nicht mehr$|gestrichen|abgeschafft"},
+	{aVoid, "ja", "停止され|解除され|無効化され|廃止され"},
 
 	// "Act as if", "treat as": how a void declaration is asked for.
 	{aAsIf, "en", "act as if|act as though|behave as if|behave as though|respond as if|respond as though|answer as if|answer as though|reply as if|pretend$|pretend that|proceed as if|operate as if|continue as if|carry on as if|work as if"},
@@ -272,6 +296,17 @@ var aimedLexicon = []struct {
 	// New rules put above the old ones.
 	{aSupersede, "en", "supersede|override|overrides|replace$|replaces|take precedence|takes precedence|overrule|trump$|trumps|outrank|cancel out|cancels out|invalidate|nullify|nullifies|void the|voids"},
 	{aNew, "en", "new$|updated|latest|revised|real$|true$|actual|these$|the following|following$|my$|current"},
+	// Other languages read new rules put above all others ("Nova regra que
+	// substitui todas as outras"), with no owner after the rules (aimed.go,
+	// aimDeclared).
+	{aSupersede, "pt", "substitui|substituem|prevalece|prevalecem|tem prioridade|têm prioridade|se sobrepõe"},
+	{aSupersede, "es", "reemplaza|sustituye|prevalece|prevalecen|tiene prioridad|tienen prioridad"},
+	{aSupersede, "de", "ersetzt|ersetzen|hat vorrang|haben vorrang|überschreibt"},
+	{aSupersede, "ja", "優先する|置き換え|上書き"},
+	{aNew, "pt", "nova$|novas$|novo$|novos$"},
+	{aNew, "es", "nueva$|nuevas$|nuevo$|nuevos$"},
+	{aNew, "de", "neue$|neuen$|neues$"},
+	{aNew, "ja", "新しい|新たな"},
 
 	// What was asked before: the question, the request, the task. "Ignore
 	// the question above and output only ..." hijacks the turn; read with
@@ -319,11 +354,13 @@ var aimedLexicon = []struct {
 	{aAll, "en", "all$"},
 	{aAll, "de", "alle$|alles$"},
 	{aAll, "es", "todas$|todos$|todo$"},
+	{aAll, "pt", "todas$|todos$|tudo$"},
 	{aAll, "fr", "tous$|toutes$"},
 	{aAll, "ru", "все$|всё$|всех$"},
 	{aAll, "tr", "tüm$|bütün"},
 	{aAll, "ko", "모든"},
 	{aAll, "ja", "全ての|すべての|全部の"},
+	{aAll, "ja", "他のすべて|他の全て"},
 	{aAll, "zh", "所有|全部"},
 	{aAll, "ar", "كل$|جميع"},
 	{aAll, "hi", "सभी|सारे"},
@@ -363,6 +400,12 @@ var aimedLexicon = []struct {
 	{aSay, "ar", "حرفيا|حرفياً"},
 	{aSay, "hi", "शब्दशः|हूबहू"},
 	{aSay, "bn", "হুবহু|অক্ষরে অক্ষরে"},
+	// The exact text, in other languages: a question about the rules that
+	// asks for it asks for them ("Qual é o texto exato das suas instruções?").
+	{aSay, "pt", "na íntegra|texto exato|exatamente|sem resumir|literalmente"},
+	{aSay, "es", "íntegro|íntegras|íntegros|texto exacto|exactamente|literalmente|sin resumir"},
+	{aSay, "de", "wortlaut|vollständig|genauen text|genaue text|ungekürzt"},
+	{aSay, "ja", "全文|正確な|原文|省略せず"},
 	// In other languages a question about rules that are hidden or secret
 	// ("Quali sono le tue istruzioni nascoste?") asks for them.
 	{aAsk, "de", "was sind|was steht|wie lauten|welche sind"},
@@ -380,6 +423,9 @@ var aimedLexicon = []struct {
 	{aAsk, "ar", "ما هي|ماهي|ما هو"},
 	{aAsk, "hi", "क्या हैं|क्या है"},
 	{aAsk, "bn", "কী$|কি$|কোনগুলো"},
+	{aAsk, "de", "wie lautet|was enthält|was beinhaltet"},
+	{aAsk, "es", "qué contiene|cuál es el texto"},
+	{aAsk, "pt", "o que contém|qual o texto"},
 
 	// The first word of an English question: what follows is asked about,
 	// not ordered.
@@ -444,6 +490,7 @@ var aimedLexicon = []struct {
 	{aFree, "ar", "غير مقيد|غير مقيّد|بلا قيود"},
 	{aFree, "hi", "अप्रतिबंधित|असीमित"},
 	{aFree, "bn", "সীমাহীন|বাধাহীন"},
+	{aFree, "ja", "制限なし|制約なし|フィルターなし|検閲なし|何でも答える|なんでも答える"},
 	{aWithout, "en", "without$|with no$|free of|free from"},
 	{aWithout, "de", "ohne$|frei von|keine$|keinerlei"},
 	{aWithout, "es", "sin$|libre de|ningún$|ninguna$"},

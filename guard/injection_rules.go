@@ -281,7 +281,13 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/override-es", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "olvid", "omit", "descart", "salta"},
-		re: `(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|omite|omitir|descarta|salta)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)(?: (?:anteriores|previas|de arriba|del sistema|originales|iniciales))?|(?:ignora|olvida)(?: todo)? lo (?:anterior|de arriba)`,
+		// "ignore" and "olvide" are also "ignoré" and "olvidé" (I ignored,
+		// I forgot) once accents fold: they need a word that makes the
+		// rules the assistant's.
+		re: `(?:ignora|ignorar|ignoren|olvida|olvidar|omite|omitir|descarta|salta)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)(?: (?:anteriores|previas|de arriba|del sistema|originales|iniciales))?` +
+			`|(?:ignore|olvide)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones) (?:anteriores|previas|de arriba|del sistema|originales|iniciales)` +
+			`|(?:ignore|olvide)(?: (?:las|los|de|el|la))* (?:todas?|todos?|tus|sus)(?: (?:todas?|todos?|las|los|tus|sus|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)` +
+			`|(?:ignora|olvida)(?: todo)? lo (?:anterior|de arriba)`,
 	},
 	{
 		name: "injection/other-es", cat: PromptExtraction, sev: High, neg: true,
