@@ -771,7 +771,10 @@ func ownNear(hs []aimHit, ti int) (own, your, strong, mine bool) {
 		if h.start == t.start && h.end == t.end {
 			continue
 		}
-		before := h.end <= t.start && t.start-h.end <= aimOwnReach
+		// A hit that starts before the target may end inside it: hits that
+		// start at one place are merged, and "받은 지" (received
+		// instruc-) runs into "지시".
+		before := h.start < t.start && t.start-min(h.end, t.start) <= aimOwnReach
 		// "the rules above"; Arabic puts a word between: "التعليمات
 		// المذكورة أعلاه", the instructions mentioned above.
 		reach := 12

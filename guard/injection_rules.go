@@ -302,7 +302,13 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/override-fr", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "oubli", "neglig"},
-		re: `(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige|negligez)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)(?: (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine))?|(?:ignore|ignorez|oublie|oubliez) tout ce qui (?:precede|est au-dessus)`,
+		// "ignore" and "oublie" are also "ignoré" and "oublié" (j'ai
+		// oublié: I forgot) once accents fold: they need a word that makes
+		// the rules the assistant's.
+		re: `(?:ignorez|ignorer|oubliez|oublier|neglige|negligez)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)(?: (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine))?` +
+			`|(?:ignore|oublie)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions) (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine)` +
+			`|(?:ignore|oublie)(?: (?:les|des|de|ces))* (?:toutes?|tous|tes|vos)(?: (?:toutes?|tous|les|tes|vos|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)` +
+			`|(?:ignore|ignorez|oublie|oubliez) tout ce qui (?:precede|est au-dessus)`,
 	},
 	{
 		name: "injection/other-fr", cat: PromptExtraction, sev: High, neg: true,
