@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/assistant/httpapi"
 	"github.com/parleyhq/parley/blocks"
 	"github.com/parleyhq/parley/providers/fake"
 )
@@ -263,6 +264,43 @@ func TestFollowersComingAndGoingWhileTheCopyMerges(t *testing.T) {
 			}
 			for _, got := range stayed {
 				sameMeaning(t, ndjson, "a follower's stream", got, whole)
+			}
+		})
+	}
+}
+
+// The resume copy of a long answer of small deltas, at its end, is a
+// fraction of the bytes its stream wrote: about the answer's text, once,
+// and the frames around it.
+func TestTheResumeCopyOfALongAnswerIsAFractionOfItsStream(t *testing.T) {
+	for _, route := range relayRoutes {
+		t.Run(route.name, func(t *testing.T) {
+			ndjson := route.name == "NDJSON"
+			size := map[bool]int{}
+			for _, whole := range []bool{true, false} {
+				open := make(chan struct{})
+				model := fake.New(turn(paced(0, 200, "MARK"), []fake.Step{gate(open)}))
+				var api *httpapi.Handler
+				h := newHarness(t, model, withMiddleware(func(h http.Handler) http.Handler {
+					api = h.(*httpapi.Handler)
+					if whole {
+						httpapi.KeepWholeCopies(api)
+					}
+					return h
+				}))
+				resp := h.request(t.Context(), "POST", route.post, "alice", route.body(t))
+				head := readUpTo(t, bufio.NewReader(resp.Body), ndjson, "MARK")
+				transport := map[bool]string{false: "ui", true: "ndjson"}[ndjson]
+				size[whole] = httpapi.CopyLen(api, transport, "alice", route.idOf(t, head))
+				if whole && size[whole] != len(head) {
+					t.Errorf("the whole copy holds %d bytes, the client got %d", size[whole], len(head))
+				}
+				close(open)
+				discard(resp)
+			}
+			t.Logf("copy of a 200-delta answer at its end: %d bytes whole, %d compacted", size[true], size[false])
+			if size[false] <= 0 || size[false]*3 > size[true] {
+				t.Errorf("the compacted copy holds %d bytes of the %d streamed, want under a third", size[false], size[true])
 			}
 		})
 	}
