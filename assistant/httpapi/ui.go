@@ -632,6 +632,7 @@ func (s *uiLiveStream) append(p []byte) {
 	s.wake = make(chan struct{})
 }
 
+// add is append's work, under s.mu.
 func (s *uiLiveStream) add(p []byte) {
 	if s.followers == 0 && s.last >= 0 {
 		if buf, ok := mergeFrame(s.buf, s.last, s.text, p); ok {
@@ -668,9 +669,9 @@ func (s *uiLiveStream) finish() {
 }
 
 // join returns what from(0) does, and counts the caller as a follower
-// until it calls leave, which it must, once done with every slice from
-// returned: till then the copy is only appended to, so those slices and
-// its offset stay true.
+// until it calls leave, which it must once it holds no slice that join or
+// from returned: till then the copy is only appended to, so those slices
+// and the caller's offset stay true.
 func (s *uiLiveStream) join() ([]byte, bool, bool, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
