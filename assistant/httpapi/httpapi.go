@@ -111,6 +111,7 @@ func New(eng *assistant.Engine, cfg Config) *Handler {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	h := &Handler{eng: eng, cfg: cfg, mux: http.NewServeMux(), relay: eng.Relay()}
+	h.uiLive.text, h.live.text = sseText, ndjsonText
 	if h.relay != nil {
 		h.uiLive.counted, h.live.counted = h.liveCount, h.liveCount
 	}

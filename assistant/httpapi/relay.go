@@ -286,16 +286,13 @@ func (h *Handler) relayStream(s *uiLiveStream, reply string, stop <-chan struct{
 		seq++
 		return err == nil
 	}
+	p, done, replayable, wake := s.join()
+	defer s.leave()
+	if done || !replayable {
+		return
+	}
 	off := 0
 	for {
-		p, done, replayable, wake := s.from(off)
-		if off == 0 && (done || !replayable) {
-			return
-		}
-		if !replayable {
-			send(frameOver, nil)
-			return
-		}
 		for len(p) > 0 {
 			n := min(len(p), maxFrameData)
 			if !send(frameData, p[:n]) {
@@ -316,6 +313,11 @@ func (h *Handler) relayStream(s *uiLiveStream, reply string, stop <-chan struct{
 			if !send(frameBeat, nil) {
 				return
 			}
+		}
+		p, done, replayable, wake = s.from(off)
+		if !replayable {
+			send(frameOver, nil)
+			return
 		}
 	}
 }

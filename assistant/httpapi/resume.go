@@ -51,7 +51,8 @@ func (h *Handler) resume(w http.ResponseWriter, r *http.Request, u parley.User, 
 		h.resumeElsewhere(w, r, u, transport, id, headers, tooLong)
 		return
 	}
-	p, done, replayable, wake := s.from(0)
+	p, done, replayable, wake := s.join()
+	defer s.leave()
 	if !replayable || done {
 		w.WriteHeader(http.StatusNoContent)
 		return

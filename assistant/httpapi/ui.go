@@ -527,7 +527,9 @@ func (h *Handler) serveUI(w http.ResponseWriter, r *http.Request, u parley.User,
 }
 
 // uiWriter writes SSE to the client, flushing each event, and keeps a copy
-// for a resume. A client that left is no error: the copy goes on.
+// for a resume. A client that left is no error: the copy goes on. Each
+// Write is one whole frame (uistream.Encoder writes a chunk at a time, the
+// NDJSON route a line), which lets the copy merge frames (compact.go).
 type uiWriter struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
@@ -549,8 +551,9 @@ func (u *uiWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// maxReplayBytes bounds the copy of one stream kept for a resume; a longer
-// stream is not resumable (the GET answers 204).
+// maxReplayBytes bounds the copy of one stream kept for a resume, as
+// compacted (compact.go); a longer stream is not resumable (the GET
+// answers 204).
 const maxReplayBytes = 4 << 20
 
 // uiLiveStreams are the UI streams running on this instance, by owner and
@@ -561,20 +564,31 @@ type uiLiveStreams struct {
 	// counted, if set, learns of each stream starting (+1) and ending
 	// (-1), outside mu (relay.go).
 	counted func(delta int)
+	// text is the shape of the frames a stream's copy merges; nil: none.
+	text *textFrame
 }
 
+// A uiLiveStream is the copy of a running stream, for a resume. Followers
+// (follow, relayStream) read it by byte offset, and hold slices of buf
+// while they write them out: while any follows, the copy is only appended
+// to. With none, a frame that continues the last one's text is merged
+// into it instead (mergeFrame), rewriting the tail no one holds; a new
+// follower reads from the start, so it never sees an earlier form.
 type uiLiveStream struct {
-	mu   sync.Mutex
-	buf  []byte
-	done bool
-	over bool          // past maxReplayBytes: not resumable
-	wake chan struct{} // closed and replaced on every change
+	mu        sync.Mutex
+	buf       []byte
+	text      *textFrame // the frames merged; nil: none
+	last      int        // where buf's last frame begins, if text may continue it; else -1
+	followers int        // joined and not yet left
+	done      bool
+	over      bool          // past maxReplayBytes: not resumable
+	wake      chan struct{} // closed and replaced on every change
 }
 
 func liveKey(owner, chat string) string { return owner + "\x00" + chat }
 
 func (l *uiLiveStreams) start(owner, chat string) *uiLiveStream {
-	s := &uiLiveStream{wake: make(chan struct{})}
+	s := &uiLiveStream{wake: make(chan struct{}), text: l.text, last: -1}
 	l.mu.Lock()
 	if l.m == nil {
 		l.m = map[string]*uiLiveStream{}
@@ -606,17 +620,42 @@ func (l *uiLiveStreams) get(owner, chat string) *uiLiveStream {
 	return l.m[liveKey(owner, chat)]
 }
 
+// append adds p, one whole frame, to the copy: merged into the last frame
+// if no one follows and p continues its text, else as it is.
 func (s *uiLiveStream) append(p []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.buf)+len(p) > maxReplayBytes {
-		s.over, s.buf = true, nil
-	}
 	if !s.over {
-		s.buf = append(s.buf, p...)
+		s.add(p)
 	}
 	close(s.wake)
 	s.wake = make(chan struct{})
+}
+
+// add is append's work, under s.mu.
+func (s *uiLiveStream) add(p []byte) {
+	if s.followers == 0 && s.last >= 0 {
+		if buf, ok := mergeFrame(s.buf, s.last, s.text, p); ok {
+			s.buf = buf
+			if len(s.buf) > maxReplayBytes {
+				s.over, s.buf = true, nil
+			}
+			return
+		}
+	}
+	if len(s.buf)+len(p) > maxReplayBytes {
+		s.over, s.buf = true, nil
+		return
+	}
+	// Only a frame that begins a line may be continued: one that came
+	// after a partial write is kept as it is.
+	s.last = -1
+	if s.text != nil && (len(s.buf) == 0 || s.buf[len(s.buf)-1] == '\n') {
+		if _, _, ok := s.text.split(p); ok {
+			s.last = len(s.buf)
+		}
+	}
+	s.buf = append(s.buf, p...)
 }
 
 func (s *uiLiveStream) finish() {
@@ -629,12 +668,34 @@ func (s *uiLiveStream) finish() {
 	}
 }
 
+// join returns what from(0) does, and counts the caller as a follower
+// until it calls leave, which it must once it holds no slice that join or
+// from returned: till then the copy is only appended to, so those slices
+// and the caller's offset stay true.
+func (s *uiLiveStream) join() ([]byte, bool, bool, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.followers++
+	return s.fromLocked(0)
+}
+
+// leave ends what join began.
+func (s *uiLiveStream) leave() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.followers--
+}
+
 // from returns what was written from offset on, whether the stream has
 // ended, whether it can be replayed, and a channel closed on the next
-// change.
+// change. Only a follower (join) may call it.
 func (s *uiLiveStream) from(off int) ([]byte, bool, bool, <-chan struct{}) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.fromLocked(off)
+}
+
+func (s *uiLiveStream) fromLocked(off int) ([]byte, bool, bool, <-chan struct{}) {
 	if s.over {
 		return nil, s.done, false, s.wake
 	}
