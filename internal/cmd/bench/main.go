@@ -42,7 +42,7 @@ const textDeltas = 200
 func main() {
 	serve := flag.Bool("serve", false, "run the mock server and print its address (used by the parent)")
 	turns := flag.Int("turns", 300, "measured turns per side")
-	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the engine side to this file")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of both sides to this file, each sample labelled side=raw or side=engine")
 	thread := flag.Int("thread", 0, "instead: measure a thread of this many turns, with and without compaction")
 	window := flag.Int("window", assistant.DefaultContextWindow, "with -thread: the context window in tokens")
 	corpus := flag.String("corpus", "../shared/guardcorpus/benign.jsonl", "with -thread: JSONL prose, one {\"text\"} per line")
@@ -121,8 +121,14 @@ func main() {
 	}
 	var rawM, engM result
 	for range batches {
-		rawM = rawM.add(measure(*turns/batches, *conc, raw))
-		engM = engM.add(measure(*turns/batches, *conc, eng))
+		// The profile's samples carry their side (go tool pprof -tagfocus
+		// side=engine); the goroutines a side starts inherit the label.
+		pprof.Do(context.Background(), pprof.Labels("side", "raw"), func(context.Context) {
+			rawM = rawM.add(measure(*turns/batches, *conc, raw))
+		})
+		pprof.Do(context.Background(), pprof.Labels("side", "engine"), func(context.Context) {
+			engM = engM.add(measure(*turns/batches, *conc, eng))
+		})
 	}
 	rawM, engM = rawM.div(batches), engM.div(batches)
 	lat := firstBlock()
