@@ -2,7 +2,9 @@ package httpapi_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -244,6 +246,69 @@ func testRelayOver(t *testing.T, stores relayStores) {
 			if !strings.Contains(string(onB[max(0, len(onB)-300):]), route.tooLong) {
 				t.Errorf("B's resume of a stream past the replay limit ends with %q, want the error chunk", onB[max(0, len(onB)-300):])
 			}
+		})
+	}
+}
+
+func TestRelayResumesALongAnswerOnOneMemstore(t *testing.T) {
+	testRelayLong(t, memRelay)
+}
+
+func TestPostgresRelayResumesALongAnswer(t *testing.T) {
+	testRelayLong(t, postgresRelay)
+}
+
+// testRelayLong: an answer of 600 KB already streamed on A, in 600
+// deltas, resumes whole on B (about a hundred frames through the store),
+// then follows the rest live.
+func testRelayLong(t *testing.T, stores relayStores) {
+	for _, route := range relayRoutes {
+		t.Run(route.name, func(t *testing.T) {
+			sa, sb, published := stores(t)
+			open := make(chan struct{})
+			var long []string
+			for i := range 600 {
+				long = append(long, fmt.Sprintf("Sentence %d %s. ", i, strings.Repeat("w", 1000)))
+			}
+			// The last text before the pause is long enough for the Engine
+			// to send it at once.
+			last := "Last, and a sentence past the Engine's prose chunk, sent at once. "
+			model := fake.New(fake.Turn{fake.Text("First. "), fake.Text(long...), fake.Text(last), gate(open), fake.Text("The end.")})
+			a, b := twoInstances(t, sa, sb, model)
+			head, rest := startOn(t, a, route)
+			// A's client reads on; B resumes once A has streamed it all.
+			var onA bytes.Buffer
+			onA.Write(head)
+			read := make(chan struct{})
+			drained := make(chan struct{})
+			go func() {
+				defer close(drained)
+				for {
+					line, err := rest.ReadString('\n')
+					onA.WriteString(line)
+					if strings.Contains(line, "sent at once") {
+						close(read)
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+			<-read
+			start := time.Now()
+			resumed := b.do("GET", route.resume(route.idOf(t, head)), "alice", "")
+			if resumed.StatusCode != http.StatusOK {
+				t.Fatalf("resume on B: %d", discard(resumed))
+			}
+			close(open)
+			onB, err := io.ReadAll(resumed.Body)
+			resumed.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("B read %d bytes in %v, %d payloads published", len(onB), time.Since(start), published())
+			<-drained
+			sameMeaning(t, route.name == "NDJSON", "B's resume of a long answer", onB, onA.Bytes())
 		})
 	}
 }
