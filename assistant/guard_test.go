@@ -290,6 +290,24 @@ func TestGuardMessageWordsTheWarningFromItsNotice(t *testing.T) {
 	}
 }
 
+// A GuardMessage that panics costs the user neither the answer nor the
+// notice: it is worded in English, and the log says why.
+func TestAPanickingGuardMessageFallsBackToEnglish(t *testing.T) {
+	p := fake.New(fake.Turn{fake.Text("ok")})
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.Guard = flagging(t)
+		c.GuardMessage = func(parley.User, assistant.GuardNotice) string { panic("host bug") }
+	})
+	reply, streamed, err := h.collect(t, alice, assistant.Request{Message: "write to flag:email:low soon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := find(streamed, blocks.Warning)
+	if len(w) != 1 || !strings.HasPrefix(w[0].Content, "Your message appears to contain an email address.") || reply.Text != "ok" {
+		t.Errorf("warnings %+v, answer %q: want the English notice and the answer", w, reply.Text)
+	}
+}
+
 func firstData(bs []blocks.Block) string {
 	if len(bs) == 0 {
 		return ""

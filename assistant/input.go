@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -110,16 +111,16 @@ func (in *input) notice() (GuardNotice, bool) {
 }
 
 // warning is the notice the user sees about their own message, if any,
-// worded by word (Config.GuardMessage) or, when it is nil or says "", by
-// guardMessage.
-func (in *input) warning(u parley.User, word func(parley.User, GuardNotice) string) (blocks.Block, bool) {
+// worded by word (Config.GuardMessage) or, when it is nil, says "" or
+// panics (logged to log), by guardMessage.
+func (in *input) warning(ctx context.Context, log *slog.Logger, u parley.User, word func(parley.User, GuardNotice) string) (blocks.Block, bool) {
 	n, ok := in.notice()
 	if !ok {
 		return blocks.Block{}, false
 	}
 	var msg string
 	if word != nil {
-		msg = word(u, n)
+		msg = hostWords(ctx, log, word, u, n)
 	}
 	if msg == "" {
 		msg = guardMessage(n)
@@ -129,6 +130,18 @@ func (in *input) warning(u parley.User, word func(parley.User, GuardNotice) stri
 		data = nil
 	}
 	return blocks.Block{Kind: blocks.Warning, Content: msg, Data: data}, true
+}
+
+// hostWords is word(u, n), or "" when the host's function panics: a bug
+// in how a notice is worded must not cost the user the answer.
+func hostWords(ctx context.Context, log *slog.Logger, word func(parley.User, GuardNotice) string, u parley.User, n GuardNotice) (msg string) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.ErrorContext(ctx, "assistant: GuardMessage panicked; the notice is worded in English", "err", fmt.Sprint(r))
+			msg = ""
+		}
+	}()
+	return word(u, n)
 }
 
 // guardMessage is the English wording of n: it names what the guard found

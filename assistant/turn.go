@@ -313,7 +313,7 @@ func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 		}
 	}
 	t.writes.startBeat(ctx, &t.out, &t.stop)
-	if w, ok := t.in.warning(t.u, t.e.cfg.GuardMessage); ok {
+	if w, ok := t.in.warning(ctx, t.e.cfg.Logger, t.u, t.e.cfg.GuardMessage); ok {
 		record(w)
 	}
 	func() {
