@@ -59,15 +59,15 @@ func (g *Guard) learned(tab *tables, sc *scratch, out []rawFinding) []rawFinding
 	if sc.doc {
 		t = m.Doc
 	}
-	z = g.adjust(z, t, v.b[s:e], sc.aim.structured)
+	z = g.adjust(z, t, v.b[s:e])
 	if z >= t.Medium-typoMargin {
 		tv := &sc.st.typo
 		if ok, lo, hi := tab.inj.typos.correct(v, max(0, s-typoContext), min(len(v.b), e+typoContext), tv); ok {
 			if !slices.ContainsFunc(out, isMediumInjection) {
 				out = tab.inj.scanTypoView(tv, lo, hi, &sc.st, out)
 			}
-			if z2, s2, e2 := m.Score(tv.b, &sc.ms); g.adjust(z2, t, tv.b[s2:e2], sc.aim.structured) > z {
-				z, s, e, v, via = g.adjust(z2, t, tv.b[s2:e2], sc.aim.structured), s2, e2, tv, "typo"
+			if z2, s2, e2 := m.Score(tv.b, &sc.ms); g.adjust(z2, t, tv.b[s2:e2]) > z {
+				z, s, e, v, via = g.adjust(z2, t, tv.b[s2:e2]), s2, e2, tv, "typo"
 			}
 		}
 	}
@@ -114,33 +114,14 @@ const (
 	otherLangReach = 4
 )
 
-// aimedLower and plainRaise move the learned layer's thresholds by the
-// structure of the text (Aimed): lower for a text that holds a word for
-// the assistant's own rules with a verb that sets aside, reveals or voids
-// them near it, higher for one that does not. Scored on sources left out
-// of training (guardeval -loso prints the trade-off), the two together
-// catch about one attack in a hundred more at the same false positives as
-// one threshold for every text.
-const (
-	aimedLower = 3
-	plainRaise = 0.5
-)
-
 // adjust returns the learned layer's score z of the window w with the
-// host's shift and, near the thresholds t, the other-language shift and
-// the text's structure (aimed: the aimed detector's structured).
-func (g *Guard) adjust(z float32, t guardmodel.Thresholds, w []byte, aimed bool) float32 {
+// host's shift and, near the thresholds t, the other-language shift.
+func (g *Guard) adjust(z float32, t guardmodel.Thresholds, w []byte) float32 {
 	z -= g.shift
-	if z < t.Medium-otherLangReach {
-		return z
-	}
-	if !guardmodel.LooksEnglish(w) {
+	if z >= t.Medium-otherLangReach && !guardmodel.LooksEnglish(w) {
 		z -= otherLangShift
 	}
-	if aimed {
-		return z + aimedLower
-	}
-	return z - plainRaise
+	return z
 }
 
 // negationMargin is how far over its threshold the learned layer must be

@@ -339,6 +339,30 @@ func (g *Guard) action(c Category, s Severity) Action {
 	return severityAction(s)
 }
 
+// reportedPast are verbs in the first person past that normalizing folds
+// into an order: "olvidé", "ignoré", "oublié" (I forgot, I ignored) say
+// what the user did; "olvide", "ignore", "oublie" tell the reader.
+var reportedPast = []string{"olvidé", "ignoré", "oublié"}
+
+// dropReported removes from out[from:] the overrides that begin with one
+// of reportedPast in text ("Olvidé las instrucciones anteriores que me dio
+// el médico"): only the accent, which the rules do not see, tells them
+// from the order.
+func dropReported(text string, out []rawFinding, from int) []rawFinding {
+	kept := slices.DeleteFunc(out[from:], func(f rawFinding) bool {
+		if f.cat != InstructionOverride || f.start < 0 || f.start >= len(text) {
+			return false
+		}
+		for _, w := range reportedPast {
+			if len(text)-f.start >= len(w) && strings.EqualFold(text[f.start:f.start+len(w)], w) {
+				return true
+			}
+		}
+		return false
+	})
+	return out[:from+len(kept)]
+}
+
 // scan runs the built-in detectors on text; offsets are into text.
 func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []rawFinding {
 	n := &sc.n
@@ -346,9 +370,11 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 	tab := g.tables()
 	if !g.allowlisted(n.main.b) {
 		sc.st.doc = sc.doc
+		from := len(out)
 		out = tab.inj.scan(n, &sc.st, out)
 		sc.aim.doc = sc.doc
 		out = aimed(&n.main, &sc.aim, out)
+		out = dropReported(text, out, from)
 		out = g.learned(tab, sc, out)
 	}
 	// Hidden text: tag characters (except emoji flags) and bidi controls.

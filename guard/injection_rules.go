@@ -281,13 +281,7 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/override-es", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "olvid", "omit", "descart", "salta"},
-		// "ignore" and "olvide" are also "ignoré" and "olvidé" (I ignored,
-		// I forgot) once accents fold: they need a word that makes the
-		// rules the assistant's.
-		re: `(?:ignora|ignorar|ignoren|olvida|olvidar|omite|omitir|descarta|salta)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)(?: (?:anteriores|previas|de arriba|del sistema|originales|iniciales))?` +
-			`|(?:ignore|olvide)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones) (?:anteriores|previas|de arriba|del sistema|originales|iniciales)` +
-			`|(?:ignore|olvide)(?: (?:las|los|de|el|la))* (?:todas?|todos?|tus|sus)(?: (?:todas?|todos?|las|los|tus|sus|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)` +
-			`|(?:ignora|olvida)(?: todo)? lo (?:anterior|de arriba)`,
+		re: `(?:ignora|ignore|ignorar|ignoren|olvida|olvide|olvidar|omite|omitir|descarta|salta)(?: (?:todas?|todos?|las|los|tus|sus|mis|de|el|la))* (?:instrucciones|reglas|indicaciones|directrices|ordenes|normas|restricciones)(?: (?:anteriores|previas|de arriba|del sistema|originales|iniciales))?|(?:ignora|olvida)(?: todo)? lo (?:anterior|de arriba)`,
 	},
 	{
 		name: "injection/other-es", cat: PromptExtraction, sev: High, neg: true,
@@ -302,13 +296,7 @@ var injectionRules = []ruleSpec{
 	{
 		name: "injection/override-fr", cat: InstructionOverride, sev: High, neg: true,
 		kw: []string{"ignor", "oubli", "neglig"},
-		// "ignore" and "oublie" are also "ignoré" and "oublié" (j'ai
-		// oublié: I forgot) once accents fold: they need a word that makes
-		// the rules the assistant's.
-		re: `(?:ignorez|ignorer|oubliez|oublier|neglige|negligez)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)(?: (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine))?` +
-			`|(?:ignore|oublie)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions) (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine)` +
-			`|(?:ignore|oublie)(?: (?:les|des|de|ces))* (?:toutes?|tous|tes|vos)(?: (?:toutes?|tous|les|tes|vos|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)` +
-			`|(?:ignore|ignorez|oublie|oubliez) tout ce qui (?:precede|est au-dessus)`,
+		re: `(?:ignore|ignorez|ignorer|oublie|oubliez|oublier|neglige|negligez)(?: (?:toutes?|tous|les|tes|vos|mes|des|de|ces))* (?:instructions|consignes|regles|directives|ordres|restrictions)(?: (?:precedentes|anterieures|ci-dessus|du systeme|initiales|d'origine))?|(?:ignore|ignorez|oublie|oubliez) tout ce qui (?:precede|est au-dessus)`,
 	},
 	{
 		name: "injection/other-fr", cat: PromptExtraction, sev: High, neg: true,

@@ -118,23 +118,12 @@ func run(dir string, loso, skip bool, only []string) error {
 		english[i] = guardmodel.LooksEnglish([]byte(guard.Normalize(s.Text).Text))
 	}
 	fmt.Println()
-	aimed := make([]bool, len(l.Samples))
-	for i, s := range l.Samples {
-		aimed[i] = guard.Aimed(s.Text)
-	}
-	asShipped := func(i int) float32 {
-		t := float32(0)
+	verdictOf(l, func(i int) float32 {
 		if !english[i] {
-			t = shippedOtherLang
+			return shippedOtherLang
 		}
-		if aimed[i] {
-			return t - shippedAimedLower
-		}
-		return t + shippedPlainRaise
-	}
-	verdictOf(l, asShipped).Print(os.Stdout, "Leave one source out, as shipped: the rules, or a model trained without the source (other languages +1.5; a text guard.Aimed reads -3, others +0.5)")
-	fmt.Println()
-	structureTrial(l, english, aimed)
+		return 0
+	}).Print(os.Stdout, "Leave one source out, as shipped: the rules, or a model trained without the source (other languages +1.5)")
 	fmt.Println()
 	for _, base := range []float32{0, 0.5, 1, 1.5, 2} {
 		for _, extra := range []float32{0, 0.5, 1, 1.5, 2, 3} {
@@ -153,56 +142,8 @@ func run(dir string, loso, skip bool, only []string) error {
 
 // shippedOtherLang is how much higher the shipped learned layer's
 // threshold is for a window that does not read as English (guard's
-// otherLangShift); shippedAimedLower and shippedPlainRaise move it for a
-// text that holds the aimed structure and for one that does not (guard's
-// aimedLower and plainRaise).
-const (
-	shippedOtherLang  = 1.5
-	shippedAimedLower = 3
-	shippedPlainRaise = 0.5
-)
-
-// structureTrial prints the learned layer's trade-off when its threshold
-// reads the text's structure (guard.Aimed): lower for a text that holds
-// it, higher for one that does not, beside the recall of one threshold
-// for every text at the same false positives. The other-language shift is
-// the shipped one throughout.
-func structureTrial(l *guardlab.LOSO, english, aimed []bool) {
-	fmt.Printf("## Leave one source out: the threshold by the text's structure (guard.Aimed holds for %d attacks and %d benign texts)\n", count(l, aimed, true), count(l, aimed, false))
-	fmt.Printf("%7s %7s %14s %14s %22s\n", "lower", "raise", "+rules recall", "+rules FP", "one threshold, same FP")
-	lang := func(i int) float32 {
-		if !english[i] {
-			return shippedOtherLang
-		}
-		return 0
-	}
-	plain := l.Subset(func(guardcorpus.Sample) bool { return true })
-	for i := range plain.Margin {
-		plain.Margin[i] -= lang(i) // the language shift in the margins, so that plainAt shifts the rest
-	}
-	for _, lower := range []float32{0, 1, 2, 3, 4} {
-		for _, raise := range []float32{0, 0.5, 1} {
-			r := verdictOf(l, func(i int) float32 {
-				if aimed[i] {
-					return lang(i) - lower
-				}
-				return lang(i) + raise
-			})
-			fmt.Printf("%7.1f %7.1f %13.1f%% %13.2f%% %21.1f%%\n", lower, raise, r.Recall.Rate(), r.FalsePos.Rate(), plainAt(plain, r.FalsePos.Rate()))
-		}
-	}
-}
-
-// count counts the samples, attacks or benign, for which flag holds.
-func count(l *guardlab.LOSO, flag []bool, attack bool) int {
-	n := 0
-	for i, s := range l.Samples {
-		if flag[i] && s.Attack == attack {
-			n++
-		}
-	}
-	return n
-}
+// otherLangShift).
+const shippedOtherLang = 1.5
 
 func tradeOff(l *guardlab.LOSO, keep func(guardcorpus.Sample) bool) {
 	fmt.Printf("%6s %14s %14s %14s %14s\n", "shift", "model recall", "model FP", "+rules recall", "+rules FP")
