@@ -269,6 +269,16 @@ var injectionRules = []ruleSpec{
 		re: `(?:(?:append|add|include|insert|encode|put|place|embed|attach)(?: the| your| all| this)?(?: [\pL'-]+){0,3}? (?:conversation|chat|history|data|secrets?|passwords?|keys?|tokens?|prompt|instructions|credentials|summary|messages|user'?s? (?:info|information|data|details|name|email))(?: [\pL'-]+){0,3}? (?:to|in|into|as|inside|within) (?:the |a |an |this |each )?(?:url|link|query(?: string)?|image (?:url|link|source|src)|parameter|get request|request url|markdown image)` +
 			`|render (?:this|the following|an?) (?:image|markdown|link|img)… (?:containing|with|including|appending|that includes|that contains) (?:the )?(?:conversation|chat|data|secrets?|passwords?|tokens?|keys?|prompt|history|summary|user'?s?))`,
 	},
+	// A link built with a placeholder for what the reader knows: "...
+	// /logo.png?q=[INFO] ... replace [INFO] with the previous message".
+	// The link comes first, often split into strings to concatenate; a
+	// mail-merge template ("replace [NAME] with the customer's email") has
+	// none.
+	{
+		name: "injection/placeholder-exfil", cat: DataExfiltration, sev: High, raw: true,
+		kw: []string{"replac"},
+		re: `(?:\.png|\.jpe?g|\.gif|\.svg|https?|://)[^\n]{0,400}?replac(?:e|ing)\x20\[[a-z]{1,12}\]\x20with(?:\x20[\pL'-]+){0,8}?\x20(?:previous\x20messages?|messages|conversation|chat|history|emails?|code|passwords?|secrets?|keys?|tokens?|summary|numbers?|data)`,
+	},
 	// Encoded payloads.
 	{
 		name: "injection/decode-and-obey", cat: EncodedPayload, sev: High,
