@@ -18,7 +18,7 @@ const (
 	Confirm    Kind = "confirm"     // approval card; ID = token, Name = tool, Content = summary, CallID, Effect
 	Form       Kind = "form"        // ask_user form; ID = call id, Data = questions
 	Component  Kind = "component"   // custom UI block; Tag = component name, Data = props
-	Warning    Kind = "warning"     // a notice to the user; Content
+	Warning    Kind = "warning"     // a notice to the user; Content, Data = what it is about (the guard's: assistant.GuardNotice)
 	Error      Kind = "error"       // terminal error; ErrorCode, Content = safe message
 	Meta       Kind = "meta"        // turn metadata; Meta
 )

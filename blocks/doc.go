@@ -31,7 +31,7 @@
 //	             CallID, Effect                               Effect is the tool's, "mutate" or "destructive"
 //	form         ID (call id), Data (questions)               an ask_user form
 //	component    Tag (component name), Data (props)           a host-registered UI block
-//	warning      Content                                      a notice to the user
+//	warning      Content, Data                                a notice to the user; Data, if any, what it is about
 //	error        ErrorCode, Content (safe message)            terminal: always the last block
 //	meta         Meta                                         turn metadata (ids, title, usage, finish)
 //
