@@ -123,6 +123,8 @@ func main() {
 	for range batches {
 		// The profile's samples carry their side (go tool pprof -tagfocus
 		// side=engine); the goroutines a side starts inherit the label.
+		// Those started before, as the HTTP transport's connections of
+		// the warm-up and the GC's workers, carry none.
 		pprof.Do(context.Background(), pprof.Labels("side", "raw"), func(context.Context) {
 			rawM = rawM.add(measure(*turns/batches, *conc, raw))
 		})
