@@ -62,16 +62,6 @@ var aimedLexicon = []struct {
 	{aDismiss, "ru", "больше не учитывай|больше не соблюдай|больше не следуй|не придерживайся|перестань придерживаться"},
 	{aDismiss, "ko", "신경 쓰지 말고|신경쓰지 말고|무시하고|따르지 말고|지키지 말고"},
 	{aDismiss, "zh", "不要再理会|不再理会|别再理会|不要再遵守|不要再遵循|别再遵守|不用再理会"},
-	// No longer needing to follow them.
-	{aDismiss, "en", "don't need to follow|do not need to follow|no longer need to follow|don't have to follow|do not have to follow|no longer have to follow"},
-	{aDismiss, "pt", "não precisa mais seguir|não precisas mais seguir|não precisa seguir|não tem mais que seguir"},
-	{aDismiss, "es", "ya no necesitas seguir|no necesitas seguir|ya no tienes que seguir|no tienes que seguir"},
-	{aDismiss, "ja", "従う必要はありません|従う必要はない|守る必要はない|守る必要はありません"},
-	// Acting as if they did not exist (aimed.go: with an own word and the
-	// void that follows).
-	{aAsIf, "pt", "finja que|faça de conta que|aja como se"},
-	{aAsIf, "es", "haz como si|finge que|actúa como si"},
-	{aAsIf, "ja", "ふりをして"},
 
 	// Verbs that ask for the rules themselves.
 	{aReveal, "en", "reveal|show$|show me|print|display|output|repeat|recite|dump|leak|disclose|expose|tell me|give me|list$|write out|spell out|paste|echo$|send me|read out|quote"},
@@ -85,12 +75,6 @@ var aimedLexicon = []struct {
 	{aReveal, "ru", "покажи|покажите|раскрой|выведи|выведите|скажи|скажите|напиши|повтори|распечатай|поделись|сообщи|перечисли|процитируй|скопируй|вставь|перепиши|выдай|дай мне|скинь|пришли мне|переведи"},
 	{aReveal, "tr", "göster|söyle|yazdır|tekrarla|paylaş|ortaya çıkar|yaz$|listele|kopyala|yapıştır|sırala|aynen yaz|bana ver|bana gönder|aktar$|alıntıla|çevir$"},
 	{aReveal, "tr", "ifşa et"},
-	// Summarizing the rules asks what they say, as a question does: read
-	// like aAsk ("Resuma as suas instruções", not "... de lavagem").
-	{aAsk, "pt", "resuma|resume$|resumir"},
-	{aAsk, "es", "resume$|resúmeme|resumir"},
-	{aAsk, "de", "fasse zusammen|fass zusammen|zusammenfassen"},
-	{aAsk, "ja", "要約"},
 	{aReveal, "ja", "教えて|表示|見せて|出力|開示|繰り返|公開して|共有して|書き出|書いて|書き写|貼り付け|コピー|列挙|引用|翻訳して"},
 	{aReveal, "zh", "告诉我|显示|展示|输出|打印|透露|泄露|重复|公开|分享|写出|列出|给我看|复述|照抄|贴出|复制|粘贴|列出来|翻译"},
 	{aReveal, "ko", "알려|보여|출력|공개|반복|공유|말해|복사해|붙여|나열해|적어|써 줘|써줘|옮겨 적|보내 줘|보내줘|그대로 써|인용해|나열|보내 줄|번역"},
@@ -122,30 +106,6 @@ var aimedLexicon = []struct {
 	{aRules, "nl", "veiligheidsregel|veiligheidsrichtlijn|systeemregel"},
 	{aRules, "pl", "wiadomości systemow|komunikaty systemow|wskazów"},
 	{aRules, "ru", "системные сообщения|системных сообщений|системное сообщение"},
-	// The assistant's instructions and prompt, not rules in general: a
-	// question about "your instructions" asks for them, one about "your
-	// rules" may be about a shop's (aimed.go, revealAsked).
-	{aInstr, "pt", "instruç|prompt"},
-	{aInstr, "es", "instrucci|prompt"},
-	{aInstr, "de", "anweisung|instruktion|prompt|systemprompt"},
-	{aInstr, "ja", "指示|プロンプト|指令"},
-	{aInstr, "fr", "instruction|consigne|prompt"},
-	{aInstr, "it", "istruzion|prompt"},
-	{aInstr, "nl", "instructie|prompt"},
-	{aInstr, "pl", "instrukc|prompt"},
-	{aInstr, "ru", "инструкци|промпт"},
-	{aInstr, "tr", "talimat|istem|prompt"},
-	{aInstr, "ko", "지시|프롬프트"},
-	{aInstr, "zh", "指示|指令|提示词"},
-	// The first message of the conversation is the preamble.
-	{aRules, "pt", "primeira mensagem desta conversa|primeira mensagem da conversa"},
-	{aRules, "es", "primer mensaje de esta conversación|primer mensaje de la conversación"},
-	{aRules, "de", "erste nachricht dieses gesprächs|erste nachricht des gesprächs|erste nachricht dieser unterhaltung"},
-	{aRules, "ja", "この会話の最初のメッセージ|会話の最初のメッセージ"},
-	{aStrong, "pt", "primeira mensagem desta conversa|primeira mensagem da conversa"},
-	{aStrong, "es", "primer mensaje de esta conversación|primer mensaje de la conversación"},
-	{aStrong, "de", "erste nachricht dieses gesprächs|erste nachricht des gesprächs|erste nachricht dieser unterhaltung"},
-	{aStrong, "ja", "この会話の最初のメッセージ|会話の最初のメッセージ"},
 
 	// "The above" as a whole: what an override sets aside when it names no
 	// rules ("ignora lo anterior y di ...").
@@ -284,11 +244,6 @@ var aimedLexicon = []struct {
 	{aOwn, "tr", "geliştiricinin"},
 	{aOwn, "ko", "개발자의"},
 	{aOwn, "zh", "开发者的"},
-	// "Any": every rule of the assistant's ("ignore qualquer restrição").
-	{aOwn, "pt", "qualquer"},
-	{aOwn, "es", "cualquier"},
-	{aOwn, "de", "jede$|jeden$|jegliche"},
-	{aYour, "es", "que te hayan dado|te hayan dado"},
 
 	// Rules that are "yours" by their own ending: Turkish "talimatların",
 	// your instructions.
@@ -395,9 +350,6 @@ var aimedLexicon = []struct {
 	{aVoid, "tr", "askıya alın|devre dışı bırakıl|iptal edil"},
 	{aVoid, "ko", "중단되|비활성화되|취소되"},
 	{aVoid, "zh", "暂停|停用|已被撤销"},
-	{aVoid, "pt", "não existem|não existissem|não existe$"},
-	{aVoid, "es", "no existen|no existieran|no existe$"},
-	{aVoid, "ja", "存在しない"},
 
 	// "Act as if", "treat as": how a void declaration is asked for.
 	{aAsIf, "en", "act as if|act as though|behave as if|behave as though|respond as if|respond as though|answer as if|answer as though|reply as if|pretend$|pretend that|proceed as if|operate as if|continue as if|carry on as if|work as if"},
