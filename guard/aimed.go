@@ -312,9 +312,8 @@ func clauseBreak(b []byte, i, j int) bool {
 		switch b[k] {
 		case '.', '!', '?', ';', ':', '\n':
 			// A dot inside a word ("e.g", "v1.2") ends nothing, nor the
-			// colon of "http://"; a dot before a Japanese or Chinese
-			// sentence does (normalizing writes "。" as ".").
-			if b[k] == '.' && k+1 < len(b) && isAlnum(b[k+1]) || b[k] == ':' && k+2 < len(b) && b[k+1] == '/' && b[k+2] == '/' {
+			// colon of "http://".
+			if b[k] == '.' && k+1 < len(b) && isWordish(b[k+1]) || b[k] == ':' && k+2 < len(b) && b[k+1] == '/' && b[k+2] == '/' {
 				continue
 			}
 			return true
@@ -501,10 +500,8 @@ func aimRole(v *view, b []byte, hs, next []aimHit, done *aimClass, out []rawFind
 			// lack of limits may come in the next clause.
 			*done |= aBecome
 			out = aimFinding(v, h, hs[len(hs)-1], RoleHijack, High, out)
-		// The limits lifted in the next clause must not be a question:
-		// "開発者モードに入ってデバッグを有効にしたい。制限なしで使えますか？"
-		// asks about a phone.
-		case h.class&aMode != 0 && *done&aMode == 0 && !(!h.en && howTo) && switchedOn(hs, i, question, cl) && (free || freeNext(next) && !askedAfter(b, next)),
+		// "Androidの開発者モードに入る方法は？" asks how, it orders nothing.
+		case h.class&aMode != 0 && *done&aMode == 0 && !(!h.en && howTo) && switchedOn(hs, i, question, cl) && (free || freeNext(next)),
 			h.class&aMode != 0 && *done&aMode == 0 && all&aBecome != 0:
 			*done |= aMode
 			out = aimFinding(v, hs[0], h, Jailbreak, High, out)
@@ -538,20 +535,6 @@ func freeNear(hs []aimHit) bool {
 	return false
 }
 
-// askedAfter reports whether the clause of the hits hs ends with a
-// question mark. It reads at most to the end of the clause.
-func askedAfter(b []byte, hs []aimHit) bool {
-	if len(hs) == 0 {
-		return false
-	}
-	for k := hs[len(hs)-1].end; k < len(b); k++ {
-		if clauseBreak(b, k, k+1) {
-			return b[k] == '?'
-		}
-	}
-	return false
-}
-
 // freeNext reports no limits in the clause after a mode declared on.
 func freeNext(next []aimHit) bool {
 	for _, h := range next {
@@ -564,8 +547,7 @@ func freeNext(next []aimHit) bool {
 
 // switchedOn reports a verb that switches the mode hs[mi] on: an English
 // one before it, as an imperative, or "on" right after it; another
-// language's before it, or written with it ("モードに入って", enter the
-// mode, starts inside the mode's hit).
+// language's before it.
 func switchedOn(hs []aimHit, mi int, question bool, cl *clause) bool {
 	m := hs[mi]
 	lo, hi := near(hs, m.start-2*aimVerbReach, m.end+2)

@@ -623,12 +623,6 @@ var aimedLexicon = []struct {
 	{aSwitchOn, "ru", "включи|активируй|перейди в|войди в|запусти|разблокируй"},
 	{aSwitchOn, "tr", "aç$|etkinleştir|aktif et|aktifleştir|geç$|gir$|başlat"},
 	{aSwitchOn, "ko", "켜|활성화|전환|진입"},
-	// Verbs that come after the mode, as Japanese, Korean and Turkish
-	// order them, written with it and in the form of an order: "모드에
-	// 들어가면" (if I enter the mode) is a question.
-	{aSwitchOn, "ja", "モードに入って|モードをオンにして|モードを有効にして|モードに切り替えて"},
-	{aSwitchOn, "ko", "모드로 들어가서|모드로 들어가 줘|모드에 들어가서|모드에 들어가 줘|모드로 전환해|모드를 켜"},
-	{aSwitchOn, "tr", "moduna geç|moduna gir|modunu aç|modunu etkinleştir"},
 	{aSwitchOn, "ja", "有効に|オンに|起動|切り替え|入って|有効化"},
 	{aSwitchOn, "zh", "启用|开启|打开|进入|切换到|激活"},
 	{aSwitchOn, "ar", "فعّل|فعل|شغّل|شغل|ادخل|انتقل إلى"},

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/parleyhq/parley/internal/guardmodel"
@@ -340,27 +341,58 @@ func (g *Guard) action(c Category, s Severity) Action {
 }
 
 // reportedPast are verbs in the first person past that normalizing folds
-// into an order: "olvidé", "ignoré", "oublié" (I forgot, I ignored) say
-// what the user did; "olvide", "ignore", "oublie" tell the reader.
-var reportedPast = []string{"olvidé", "ignoré", "oublié"}
+// into an order, each with what must come before it: "olvidé", "ignoré"
+// (I forgot, I ignored) say what the user did, "olvide", "ignore" tell
+// the reader; French reports with "j'ai oublié", and a bare "Oublié" is a
+// misspelt order.
+var reportedPast = []struct{ word, before string }{
+	{"olvidé", ""}, {"ignoré", ""}, {"oublié", "ai "}, {"oublié", "ai\u00a0"},
+}
 
-// dropReported removes from out[from:] the overrides that begin with one
-// of reportedPast in text ("Olvidé las instrucciones anteriores que me dio
-// el médico"): only the accent, which the rules do not see, tells them
-// from the order.
+// ownWords are the words that make the instructions a reported verb is
+// about the assistant's ("Olvidé todas las instrucciones anteriores"): a
+// finding holding one is kept.
+var ownWords = []string{"anterior", "previa", "previo", "précédent", "precedent", "arriba", "dessus", "sistema", "système", "systeme", "original", "inicial", "initial", "todas", "todos", "toutes", "tous", "tus ", "tes ", "vos ", "sus ", "previous", "above", "your"}
+
+// dropReported removes from out[from:] the instruction overrides that
+// begin with one of reportedPast in text, as a whole word, about no
+// instructions of the assistant's ("Olvidé las instrucciones de montaje
+// del armario", "J'ai oublié les instructions de montage"): only the
+// accent, which the rules do not see, tells them from the order, and an
+// attacker may write it, so the finding must say nothing of the
+// assistant's either.
 func dropReported(text string, out []rawFinding, from int) []rawFinding {
 	kept := slices.DeleteFunc(out[from:], func(f rawFinding) bool {
-		if f.cat != InstructionOverride || f.start < 0 || f.start >= len(text) {
-			return false
-		}
-		for _, w := range reportedPast {
-			if len(text)-f.start >= len(w) && strings.EqualFold(text[f.start:f.start+len(w)], w) {
-				return true
-			}
-		}
-		return false
+		return f.cat == InstructionOverride && f.start >= 0 && f.end <= len(text) && f.start < f.end && reported(text, f.start, f.end)
 	})
 	return out[:from+len(kept)]
+}
+
+// reported reports whether text[start:end] begins with a reportedPast
+// verb and holds none of ownWords.
+func reported(text string, start, end int) bool {
+	for _, r := range reportedPast {
+		w := text[start:end]
+		if len(w) < len(r.word) || !strings.EqualFold(w[:len(r.word)], r.word) {
+			continue
+		}
+		if rest := w[len(r.word):]; rest != "" {
+			if c, _ := utf8.DecodeRuneInString(rest); unicode.IsLetter(c) {
+				continue // "olvidémonos": let us forget
+			}
+		}
+		if r.before != "" && !strings.HasSuffix(strings.ToLower(text[max(0, start-len(r.before)):start]), r.before) {
+			continue
+		}
+		lw := strings.ToLower(w)
+		for _, o := range ownWords {
+			if strings.Contains(lw, o) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // scan runs the built-in detectors on text; offsets are into text.
