@@ -119,6 +119,35 @@ func sameMeaning(t *testing.T, ndjson bool, what string, got, want []byte) {
 	}
 }
 
+// resumeAtMark posts route's turn as alice on a harness over model, reads
+// the stream up to MARK, resumes it there, opens the gate and reads both
+// to their ends: what the client read before the resume and after it,
+// and what the resume read.
+func resumeAtMark(t *testing.T, route relayRoute, model *fake.Provider, open chan struct{}) (head, tail, resumed []byte) {
+	t.Helper()
+	ndjson := route.name == "NDJSON"
+	h := newHarness(t, model)
+	resp := h.request(t.Context(), "POST", route.post, "alice", route.body(t))
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	head = readUpTo(t, br, ndjson, "MARK")
+	r := h.do("GET", route.resume(route.idOf(t, head)), "alice", "")
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("resume: %d", discard(r))
+	}
+	close(open)
+	tail, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resumed, err = io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return head, tail, resumed
+}
+
 // A resume after many small deltas replays the same answer in fewer,
 // longer deltas: the copy merged them while no one followed it.
 func TestResumeReplaysTheSameTextInFewerFrames(t *testing.T) {
@@ -127,25 +156,7 @@ func TestResumeReplaysTheSameTextInFewerFrames(t *testing.T) {
 			ndjson := route.name == "NDJSON"
 			open := make(chan struct{})
 			model := fake.New(turn(paced(0, 200, "MARK"), []fake.Step{gate(open), fake.Text(" The end.")}))
-			h := newHarness(t, model)
-			resp := h.request(t.Context(), "POST", route.post, "alice", route.body(t))
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			head := readUpTo(t, br, ndjson, "MARK")
-			resumed := h.do("GET", route.resume(route.idOf(t, head)), "alice", "")
-			if resumed.StatusCode != http.StatusOK {
-				t.Fatalf("resume: %d", discard(resumed))
-			}
-			close(open)
-			tail, err := io.ReadAll(br)
-			if err != nil {
-				t.Fatal(err)
-			}
-			replay, err := io.ReadAll(resumed.Body)
-			resumed.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			head, tail, replay := resumeAtMark(t, route, model, open)
 			whole := append(head, tail...)
 			sameMeaning(t, ndjson, "the resume", replay, whole)
 			_, sent := meaning(t, ndjson, whole)
@@ -167,25 +178,7 @@ func TestAFollowerJoiningMidStreamGetsTheClientsBytesFromThere(t *testing.T) {
 			ndjson := route.name == "NDJSON"
 			open := make(chan struct{})
 			model := fake.New(turn(paced(0, 100, "MARK"), []fake.Step{gate(open)}, paced(100, 200, "END")))
-			h := newHarness(t, model)
-			resp := h.request(t.Context(), "POST", route.post, "alice", route.body(t))
-			defer resp.Body.Close()
-			br := bufio.NewReader(resp.Body)
-			head := readUpTo(t, br, ndjson, "MARK")
-			resumed := h.do("GET", route.resume(route.idOf(t, head)), "alice", "")
-			if resumed.StatusCode != http.StatusOK {
-				t.Fatalf("resume: %d", discard(resumed))
-			}
-			close(open)
-			tail, err := io.ReadAll(br)
-			if err != nil {
-				t.Fatal(err)
-			}
-			followed, err := io.ReadAll(resumed.Body)
-			resumed.Body.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
+			head, tail, followed := resumeAtMark(t, route, model, open)
 			replay, ok := bytes.CutSuffix(followed, tail)
 			if !ok {
 				t.Fatalf("the follower's stream does not end with the client's bytes since it joined:\nfollower %q\nclient   %q", followed, tail)
