@@ -114,7 +114,7 @@ func (l flakySettle) Settle(ctx context.Context, h quota.Hold, used int64) error
 func TestFailingLedgerDoesNotStarveTheReplyWrite(t *testing.T) {
 	t.Parallel() // waits out a timeout; overlaps the rest of the package
 	if testing.Short() {
-		t.Skip("waits out the 10 s settle window")
+		t.Skip("waits out the settle window")
 	}
 	p := fake.New()
 	p.SetDefault(fake.Turn{fake.Text("seen by the user"), fake.Usage(10, 5)})

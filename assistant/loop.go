@@ -8,7 +8,11 @@ import (
 	"github.com/parleyhq/parley/providers"
 )
 
-const persistTimeout = 10 * time.Second
+// persistTimeout bounds each of a turn's writes that must outlive its
+// context: the reply's, the quota's settle and renewals. A variable only so
+// that this package's tests wait out a failing store in less time
+// (export_test.go).
+var persistTimeout = 10 * time.Second
 
 // Notes the turn's pace appends to a call's system prompt (see pace).
 const (
