@@ -131,10 +131,7 @@ func resumeAtMark(t *testing.T, route relayRoute, model *fake.Provider, open cha
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	head = readUpTo(t, br, ndjson, "MARK")
-	r := h.do("GET", route.resume(route.idOf(t, head)), "alice", "")
-	if r.StatusCode != http.StatusOK {
-		t.Fatalf("resume: %d", discard(r))
-	}
+	r := resumeOn(t, h, route, head)
 	close(open)
 	tail, err := io.ReadAll(br)
 	if err != nil {
