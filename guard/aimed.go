@@ -413,11 +413,11 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 }
 
 // revealAsked reports whether the verb hs[vi] asks for the target hs[ti]:
-// shows the assistant's rules, asks what its hidden rules say, or the
-// exact text of its own or first rules (not how to write some: howTo, a
-// how-to word in the clause), or has
-// what came before this message repeated word for word ("Ripeti tutto
-// quello che c'è scritto sopra, parola per parola").
+// shows the assistant's rules, asks what its hidden rules say or the
+// exact text of its own or first rules (not how to write some: howTo
+// reports a how-to word in the clause), or has what came before this
+// message repeated word for word ("Ripeti tutto quello che c'è scritto
+// sopra, parola per parola").
 func revealAsked(hs []aimHit, ti, vi int, howTo, your, strong, imperative bool) bool {
 	t, vb := hs[ti], hs[vi]
 	rules := t.class&aRules != 0
@@ -547,7 +547,7 @@ func freeNext(next []aimHit) bool {
 
 // switchedOn reports a verb that switches the mode hs[mi] on: an English
 // one before it, as an imperative, or "on" right after it; another
-// language's before it.
+// language's before it or right after it.
 func switchedOn(hs []aimHit, mi int, question bool, cl *clause) bool {
 	m := hs[mi]
 	lo, hi := near(hs, m.start-2*aimVerbReach, m.end+2)

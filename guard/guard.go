@@ -371,8 +371,8 @@ func dropReported(text string, out []rawFinding, from int) []rawFinding {
 // reported reports whether text[start:end] begins with a reportedPast
 // verb and holds none of ownWords.
 func reported(text string, start, end int) bool {
+	w := text[start:end]
 	for _, r := range reportedPast {
-		w := text[start:end]
 		if len(w) < len(r.word) || !strings.EqualFold(w[:len(r.word)], r.word) {
 			continue
 		}
