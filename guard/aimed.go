@@ -286,6 +286,20 @@ func aimed(v *view, as *aimScratch, out []rawFinding) []rawFinding {
 	return out
 }
 
+// ownIn reports whether text holds a word of the lexicon that makes rules
+// the assistant's (aOwn, aYour: "anteriores", "your", "todas").
+func ownIn(text string) bool {
+	b := []byte(Normalize(text).Text)
+	lx := aimedTables()
+	own := false
+	lx.m.each(b, func(id, start int) {
+		if e := &lx.entries[id]; e.class&(aOwn|aYour) != 0 && e.ok(b, start, start+int(lx.m.lens[id])) {
+			own = true
+		}
+	})
+	return own
+}
+
 // near returns the bounds of the hits of hs, sorted by start, that start
 // in [from, to].
 func near(hs []aimHit, from, to int) (lo, hi int) {

@@ -349,11 +349,6 @@ var reportedPast = []struct{ word, before string }{
 	{"olvidé", ""}, {"ignoré", ""}, {"oublié", "ai "}, {"oublié", "ai\u00a0"},
 }
 
-// ownWords are the words that make the instructions a reported verb is
-// about the assistant's ("Olvidé todas las instrucciones anteriores"): a
-// finding holding one is kept.
-var ownWords = []string{"anterior", "previa", "previo", "précédent", "precedent", "arriba", "dessus", "sistema", "système", "systeme", "original", "inicial", "initial", "todas", "todos", "toutes", "tous", "tus ", "tes ", "vos ", "sus ", "previous", "above", "your"}
-
 // dropReported removes from out[from:] the instruction overrides that
 // begin with one of reportedPast in text, as a whole word, about no
 // instructions of the assistant's ("Olvidé las instrucciones de montaje
@@ -369,7 +364,8 @@ func dropReported(text string, out []rawFinding, from int) []rawFinding {
 }
 
 // reported reports whether text[start:end] begins with a reportedPast
-// verb and holds none of ownWords.
+// verb and holds no word the aimed lexicon reads as the assistant's own
+// ("Olvidé todas las instrucciones anteriores" is kept).
 func reported(text string, start, end int) bool {
 	w := text[start:end]
 	for _, r := range reportedPast {
@@ -384,13 +380,7 @@ func reported(text string, start, end int) bool {
 		if r.before != "" && !strings.HasSuffix(strings.ToLower(text[max(0, start-len(r.before)):start]), r.before) {
 			continue
 		}
-		lw := strings.ToLower(w)
-		for _, o := range ownWords {
-			if strings.Contains(lw, o) {
-				return false
-			}
-		}
-		return true
+		return !ownIn(w)
 	}
 	return false
 }
