@@ -1,7 +1,10 @@
 // Package openai is a providers.Provider for servers speaking OpenAI's
 // chat-completions protocol: OpenAI, Azure OpenAI, vLLM, Ollama, OpenRouter,
 // LM Studio and the many gateways that copy it. It uses
-// github.com/openai/openai-go/v3 and always streams.
+// github.com/openai/openai-go/v3 for the request, its retries and the SSE
+// framing, decodes each chunk into a small type of its own (openai-go's
+// decoder when that type cannot hold it: see FuzzWireChunk), and always
+// streams.
 //
 //	p := openai.New(openai.OllamaConfig("qwen3:8b"))
 //

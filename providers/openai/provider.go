@@ -13,6 +13,7 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/parleyhq/parley/providers"
@@ -59,7 +60,7 @@ type Config struct {
 // Provider streams chat completions from an OpenAI-compatible server. It is
 // safe for concurrent use.
 type Provider struct {
-	svc    oai.ChatCompletionService
+	client oai.Client
 	model  string
 	legacy bool
 }
@@ -98,11 +99,11 @@ func New(cfg Config) *Provider {
 	for k, v := range cfg.ExtraBody {
 		opts = append(opts, option.WithJSONSet(sjsonKey(k), v))
 	}
-	// NewChatCompletionService, unlike openai.NewClient, does not read
-	// OPENAI_* environment variables: a library takes its configuration
-	// from the host.
+	// A Client built from its options, unlike openai.NewClient, does not
+	// read OPENAI_* environment variables: a library takes its
+	// configuration from the host.
 	return &Provider{
-		svc:    oai.NewChatCompletionService(opts...),
+		client: oai.Client{Options: opts},
 		model:  cfg.Model,
 		legacy: cfg.LegacyMaxTokens,
 	}
@@ -123,11 +124,14 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			yield(providers.Event{}, &providers.Error{Category: providers.CategoryBadRequest, Err: err})
 			return
 		}
-		// The raw response lets an error status be classified even when its
-		// body is not the error object openai-go expects (some gateways send
-		// {"error": "text"}), in which case the SDK reports a decode error.
+		// The request, its retries and the SSE framing are openai-go's, as
+		// in ChatCompletionService.NewStreaming; each event's JSON is
+		// decoded as a wireChunk. The raw response also lets an error
+		// status be classified when its body is not the error object
+		// openai-go expects (some gateways send {"error": "text"}).
 		var resp *http.Response
-		stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
+		err = p.client.Post(ctx, "chat/completions", params, &resp, option.WithJSONSet("stream", true))
+		stream := ssestream.NewStream[wireChunk](ssestream.NewDecoder(resp), err)
 		providers.Assemble(stream, chunk, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}
 }
