@@ -57,9 +57,10 @@ type Config struct {
 	ThinkingBudget int
 	// AdaptiveThinking turns on adaptive thinking (the model decides how
 	// much to think), which models such as claude-opus-4-6 prefer to a
-	// fixed budget (with a budget the SDK prints a deprecation warning to
-	// stderr for them). ThinkingBudget, when also set, is only added to
-	// max_tokens as room for the thinking.
+	// fixed budget (the API deprecates a budget for them; the SDK's
+	// MessageService prints a warning to stderr for it, which this
+	// package, calling Client.Post, does not). ThinkingBudget, when also
+	// set, is only added to max_tokens as room for the thinking.
 	AdaptiveThinking bool
 }
 
