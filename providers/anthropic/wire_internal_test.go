@@ -42,6 +42,11 @@ var wireSeeds = []string{
 	`{"type":"content_block_delta","delta":{"text":"a"},"delta":{"thinking":"b"}}`,
 	`{"type":"message_delta","usage":{"output_tokens":1},"usage":{"input_tokens":2}}`,
 	`{"Type":"content_block_delta","Delta":{"Text":"folded"}}`,
+	`{"type":"message_start","message":{"model":"m","content":5,"usage":{"input_tokens":4,"server_tool_use":[],"cache_creation":5}}}`,
+	`{"type":"message_delta","delta":{"stop_reason":"bogus","citation":5},"usage":{"output_tokens":1,"server_tool_use":"x"}}`,
+	`{"type":"content_block_start","content_block":{"type":"tool_use","input":5,"citations":7}}`,
+	`{"type":"message_delta","usage":[]}`,
+	`{"index":1e400}`, `{"index":9223372036854775808}`, `{"index":-1}`,
 	`[]`, `null`, `"x"`, `{`, ``, `{}`,
 }
 
@@ -211,11 +216,12 @@ func BenchmarkDecodeEvent(b *testing.B) {
 		"message_start":    wireSeeds[2],
 		"message_delta":    wireSeeds[3],
 	} {
+		data := []byte(data)
 		b.Run(name+"/wire", func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var e wireEvent
-				if err := json.Unmarshal([]byte(data), &e); err != nil {
+				if err := json.Unmarshal(data, &e); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -224,7 +230,7 @@ func BenchmarkDecodeEvent(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				var e ant.MessageStreamEventUnion
-				if err := json.Unmarshal([]byte(data), &e); err != nil {
+				if err := json.Unmarshal(data, &e); err != nil {
 					b.Fatal(err)
 				}
 			}
