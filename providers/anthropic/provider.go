@@ -7,6 +7,7 @@ import (
 
 	ant "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
+	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
 	"github.com/parleyhq/parley/providers"
 )
@@ -56,16 +57,17 @@ type Config struct {
 	ThinkingBudget int
 	// AdaptiveThinking turns on adaptive thinking (the model decides how
 	// much to think), which models such as claude-opus-4-6 prefer to a
-	// fixed budget (with a budget the SDK prints a deprecation warning to
-	// stderr for them). ThinkingBudget, when also set, is only added to
-	// max_tokens as room for the thinking.
+	// fixed budget (the API deprecates a budget for them; the SDK's
+	// MessageService prints a warning to stderr for it, which this
+	// package, calling Client.Post, does not). ThinkingBudget, when also
+	// set, is only added to max_tokens as room for the thinking.
 	AdaptiveThinking bool
 }
 
 // Provider streams messages from Anthropic's Messages API. It is safe for
 // concurrent use.
 type Provider struct {
-	svc       ant.MessageService
+	client    ant.Client
 	model     string
 	maxTokens int
 	budget    int  // thinking budget; 0 with !adaptive: thinking off
@@ -117,9 +119,9 @@ func New(cfg Config) *Provider {
 		opts = append(opts, option.WithHeader(k, v))
 	}
 	p := &Provider{
-		// NewMessageService, unlike anthropic.NewClient, does not walk the
-		// ANTHROPIC_* credential chain.
-		svc:       ant.NewMessageService(opts...),
+		// A Client built from its options, unlike anthropic.NewClient, does
+		// not walk the ANTHROPIC_* credential chain.
+		client:    ant.Client{Options: opts},
 		model:     cfg.Model,
 		maxTokens: cfg.MaxTokens,
 		adaptive:  cfg.AdaptiveThinking,
@@ -151,10 +153,15 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 			yield(providers.Event{}, &providers.Error{Category: providers.CategoryBadRequest, Err: err})
 			return
 		}
-		// The raw response lets an error status be classified when the
-		// connection broke while the SDK read the error body.
+		// The request, its retries and the SSE framing (ping skipped, an
+		// error event made an *ant.Error) are anthropic-sdk-go's, as in
+		// MessageService.NewStreaming; each event's JSON is decoded as a
+		// wireEvent. The raw response also lets an error status be
+		// classified when the connection broke while the SDK read the
+		// error body.
 		var resp *http.Response
-		stream := p.svc.NewStreaming(ctx, params, option.WithResponseInto(&resp))
+		err = p.client.Post(ctx, "v1/messages", params, &resp, option.WithJSONSet("stream", true))
+		stream := ssestream.NewStream[wireEvent](ssestream.NewDecoder(resp), err)
 		providers.Assemble(stream, event, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}
 }
