@@ -397,7 +397,6 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 		sc.aim.doc = sc.doc
 		out = aimed(&n.main, &sc.aim, out)
 		out = dropReported(text, out, from)
-		out = dropTopical(text, out, from)
 		out = g.learned(tab, sc, out)
 	}
 	// Hidden text: tag characters (except emoji flags) and bidi controls.
