@@ -235,7 +235,7 @@ func testRelayOver(t *testing.T, stores relayStores) {
 			sa, sb, _ := stores(t)
 			open := make(chan struct{})
 			var chunks []string
-			for range 50 {
+			for range httpapi.ReplayLimit()/(100<<10) + 3 {
 				chunks = append(chunks, strings.Repeat("y", 100<<10))
 			}
 			model := fake.New(fake.Turn{fake.Text("First. "), gate(open), fake.Text(chunks...)})

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley/assistant"
+	"github.com/parleyhq/parley/assistant/httpapi"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
@@ -668,7 +669,7 @@ func TestReviewUIRefusedStaffContinuationIsNotAuditedAsARead(t *testing.T) {
 }
 
 // BUG (needs MaxTurnOutputBytes raised past the default): a resume reader
-// attached before the stream passes maxReplayBytes (4 MiB) is cut off when
+// attached before the stream passes maxReplayBytes (4 MiB; 1 MiB in these tests) is cut off when
 // it does: uiLiveStream.append drops the copy and uiResume returns without a
 // finish, an error chunk or [DONE]. useChat takes the half answer as
 // complete (status ready, no error). Correct: keep feeding readers already
@@ -677,7 +678,7 @@ func TestReviewUIRefusedStaffContinuationIsNotAuditedAsARead(t *testing.T) {
 func TestReviewUIResumeReaderIsNotCutSilentlyAtTheReplayLimit(t *testing.T) {
 	open := make(chan struct{})
 	var chunks []string
-	for range 50 {
+	for range httpapi.ReplayLimit()/(100<<10) + 3 {
 		chunks = append(chunks, strings.Repeat("y", 100<<10))
 	}
 	model := fake.New(fake.Turn{fake.Text("First. "), gate(open), fake.Text(chunks...)})
