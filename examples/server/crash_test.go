@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -23,39 +22,49 @@ import (
 func buildServer(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("builds and runs the server binary")
+		t.Skip("runs the server in processes of its own")
 	}
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "parley-server-")
+	server.once.Do(func() {
+		self, err := os.Executable()
 		if err != nil {
-			built.err = err
+			server.err = err
 			return
 		}
-		built.dir = dir
-		bin := filepath.Join(dir, "server")
-		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		if server.dir, server.err = os.MkdirTemp("", "parley-server-"); server.err != nil {
 			return
 		}
-		built.bin = bin
+		bin := filepath.Join(server.dir, serverName)
+		if server.err = os.Symlink(self, bin); server.err == nil {
+			server.bin = bin
+		}
 	})
-	if built.err != nil {
-		t.Fatal(built.err)
+	if server.err != nil {
+		t.Fatal(server.err)
 	}
-	return built.bin
+	return server.bin
 }
 
-// built is the one server binary of this test binary (buildServer).
-var built struct {
+// serverName is the name under which this test binary is the example
+// server: buildServer links it so, and TestMain runs main when started by
+// that name. The tests' server processes are this binary, not one more
+// built with go build, and under -race they run under the race detector.
+const serverName = "parley-example-server"
+
+// server is the link of buildServer.
+var server struct {
 	once     sync.Once
 	dir, bin string
 	err      error
 }
 
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == serverName {
+		main()
+		return
+	}
 	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
+	if server.dir != "" {
+		os.RemoveAll(server.dir)
 	}
 	os.Exit(code)
 }
