@@ -1,13 +1,13 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
 
 	oai "github.com/openai/openai-go/v3"
+
+	"github.com/parleyhq/parley/providers/providertest"
 )
 
 // wireSeeds are chunks as servers send them, and the quirks that send a
@@ -51,7 +51,7 @@ func FuzzWireChunk(f *testing.F) {
 		if sdkErr != nil {
 			return
 		}
-		if ambiguousKeys(data) {
+		if providertest.AmbiguousKeys(data, wireKeys) {
 			return
 		}
 		if want := fromSDK(sdk); !reflect.DeepEqual(normal(got), normal(want)) {
@@ -64,57 +64,6 @@ func FuzzWireChunk(f *testing.F) {
 var wireKeys = []string{"model", "choices", "usage", "index", "delta", "finish_reason", "content", "refusal",
 	"reasoning_content", "reasoning", "tool_calls", "id", "function", "name", "arguments",
 	"prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens"}
-
-// ambiguousKeys reports whether valid JSON data repeats a key within an
-// object, or holds a key equal to one of wireKeys only when case is
-// ignored: encoding/json reads the last of repeated keys and matches keys
-// regardless of case, where openai-go reads the first and matches exactly.
-func ambiguousKeys(data []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var objects []map[string]bool // the keys seen in each open object
-	var inArray []bool            // whether each open container is an array
-	expectKey := func() bool { return len(inArray) > 0 && !inArray[len(inArray)-1] }
-	key := true
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		switch tok := tok.(type) {
-		case json.Delim:
-			switch tok {
-			case '{':
-				objects = append(objects, map[string]bool{})
-				inArray = append(inArray, false)
-				key = true
-				continue
-			case '[':
-				inArray = append(inArray, true)
-			case '}':
-				objects = objects[:len(objects)-1]
-				inArray = inArray[:len(inArray)-1]
-			case ']':
-				inArray = inArray[:len(inArray)-1]
-			}
-		case string:
-			if expectKey() && key {
-				seen := objects[len(objects)-1]
-				if seen[tok] {
-					return true
-				}
-				seen[tok] = true
-				for _, k := range wireKeys {
-					if tok != k && strings.EqualFold(tok, k) {
-						return true
-					}
-				}
-				key = false
-				continue
-			}
-		}
-		key = expectKey() // a value ended: a key comes next in an object
-	}
-}
 
 // normal is c with every string as encoding/json would decode it, one
 // U+FFFD per invalid byte.
@@ -184,22 +133,12 @@ func BenchmarkDecodeChunk(b *testing.B) {
 	})
 }
 
-// The fuzz target skips the chunks ambiguousKeys reports; it must report
-// only those.
-func TestAmbiguousKeysAreRepeatedOrFoldedOnes(t *testing.T) {
-	for in, want := range map[string]bool{
-		wireSeeds[0]: false,
-		wireSeeds[1]: false,
-		`{"choices":[{"delta":{"content":"a"},"delta":{}}]}`:          true,
-		`{"choices":[],"choices":[]}`:                                 true,
-		`{"a":{"x":1},"b":{"x":1}}`:                                   false,
-		`{"choices":[{"Delta":{"content":"a"}}]}`:                     true,
-		`{"choices":[{"delta":{"content":"{\"content\":1}"}}]}`:       false,
-		`[{"content":"a"},{"content":"b"}]`:                           false,
-		`{"choices":[{"index":0},{"index":1}],"x":["model","model"]}`: false,
-	} {
-		if got := ambiguousKeys([]byte(in)); got != want {
-			t.Errorf("ambiguousKeys(%s) = %v, want %v", in, got, want)
+// The fuzz target compares the seeds servers send: none of them has a
+// key providertest.AmbiguousKeys reports.
+func TestTheFuzzTargetComparesRealSeeds(t *testing.T) {
+	for _, in := range wireSeeds[:2] {
+		if providertest.AmbiguousKeys([]byte(in), wireKeys) {
+			t.Errorf("AmbiguousKeys(%s) = true: the fuzz target skips it", in)
 		}
 	}
 }
