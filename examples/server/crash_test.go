@@ -92,7 +92,15 @@ func startServerLogged(t *testing.T, bin, db string, env ...string) (string, *ex
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		// Under -race the server process runs under the race detector,
+		// whose reports go to its stderr and would be lost there.
+		if out := logs.String(); strings.Contains(out, "WARNING: DATA RACE") {
+			t.Errorf("the server process reported a data race:\n%s", out)
+		}
+	})
 	url := urlAttr.FindStringSubmatch(logs.waitFor(t, "parley example listening"))
 	if url == nil {
 		t.Fatalf("the listening line names no url:\n%s", logs.String())
