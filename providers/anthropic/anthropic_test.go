@@ -581,3 +581,31 @@ func BenchmarkStream200TextDeltas(b *testing.B) {
 		}
 	}
 }
+
+// A character a server splits across two events, as raw bytes, joins again
+// in the text and in a tool call's input.
+func TestACharacterSplitAcrossEventsJoinsAgain(t *testing.T) {
+	p := rawServer(t, sse("message_start", `{"type":"message_start","message":{"model":"m","usage":{"input_tokens":1,"output_tokens":1}}}`)+
+		sse("content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`)+
+		sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"price: `+"\xe2\x82"+`"}}`)+
+		sse("content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"`+"\xac"+`5"}}`)+
+		sse("content_block_start", `{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"f","input":{}}}`)+
+		sse("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"p\":\"`+"\xc3"+`"}}`)+
+		sse("content_block_delta", `{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"`+"\xa9"+`\"}"}}`)+
+		sse("message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}`)+
+		sse("message_stop", `{"type":"message_stop"}`))
+	o := run(t, p, hello())
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	var text string
+	for _, ev := range o.of(providers.TextDelta) {
+		text += ev.Text
+	}
+	if text != "price: €5" {
+		t.Errorf("text %q, want %q", text, "price: €5")
+	}
+	if calls := o.of(providers.ToolCallEvent); len(calls) != 1 || string(calls[0].ToolCall.Args) != `{"p":"é"}` {
+		t.Errorf("tool calls %+v, want one with {\"p\":\"é\"}", calls)
+	}
+}

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"unicode/utf8"
 
 	ant "github.com/anthropics/anthropic-sdk-go"
 
@@ -80,7 +81,10 @@ type wireDeltaUsage struct {
 // anthropic-sdk-go's type when that fails; the error is anthropic-sdk-go's.
 func (e *wireEvent) UnmarshalJSON(data []byte) error {
 	type plain wireEvent
-	if json.Unmarshal(data, (*plain)(e)) == nil {
+	// encoding/json makes each invalid UTF-8 byte U+FFFD, where the SDK's
+	// decoder keeps the bytes: a character a server splits across two
+	// chunks must join again in the assembled text or arguments.
+	if utf8.Valid(data) && json.Unmarshal(data, (*plain)(e)) == nil {
 		return nil
 	}
 	var sdk ant.MessageStreamEventUnion

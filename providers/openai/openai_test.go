@@ -398,3 +398,29 @@ func TestEndlessToolArgumentsAreCutOff(t *testing.T) {
 		}
 	}
 }
+
+// A character a server splits across two chunks, as raw bytes, joins again
+// in the text and in a tool call's arguments.
+func TestACharacterSplitAcrossChunksJoinsAgain(t *testing.T) {
+	chunk := func(delta string) string {
+		return `data: {"choices":[{"index":0,"delta":` + delta + `}]}` + "\n\n"
+	}
+	p := rawServer(t, chunk(`{"content":"price: `+"\xe2\x82"+`"}`)+chunk(`{"content":"`+"\xac"+`5"}`)+
+		chunk(`{"tool_calls":[{"index":0,"id":"c1","function":{"name":"f","arguments":"{\"p\":\"`+"\xc3"+`"}}]}`)+
+		chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"`+"\xa9"+`\"}"}}]}`)+
+		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}`+"\n\ndata: [DONE]\n\n")
+	o := run(t, p, hello())
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	var text string
+	for _, ev := range o.of(providers.TextDelta) {
+		text += ev.Text
+	}
+	if text != "price: €5" {
+		t.Errorf("text %q, want %q", text, "price: €5")
+	}
+	if calls := o.of(providers.ToolCallEvent); len(calls) != 1 || string(calls[0].ToolCall.Args) != `{"p":"é"}` {
+		t.Errorf("tool calls %+v, want one with {\"p\":\"é\"}", calls)
+	}
+}

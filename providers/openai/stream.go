@@ -3,6 +3,7 @@ package openai
 import (
 	"cmp"
 	"encoding/json"
+	"unicode/utf8"
 
 	oai "github.com/openai/openai-go/v3"
 
@@ -69,7 +70,10 @@ type wireUsage struct {
 // type when that fails; the error is openai-go's.
 func (c *wireChunk) UnmarshalJSON(data []byte) error {
 	type plain wireChunk
-	if json.Unmarshal(data, (*plain)(c)) == nil {
+	// encoding/json makes each invalid UTF-8 byte U+FFFD, where the SDK's
+	// decoder keeps the bytes: a character a server splits across two
+	// chunks must join again in the assembled text or arguments.
+	if utf8.Valid(data) && json.Unmarshal(data, (*plain)(c)) == nil {
 		return nil
 	}
 	var sdk oai.ChatCompletionChunk
