@@ -7,7 +7,8 @@
 // modernc.org/sqlite is C translated to Go, and the guard's corpus checks
 // scan megabytes byte by byte: under -race they ran about ten times
 // slower (sqlstore's SQLite suites 70 CPU seconds against 5.4; the
-// guard's package 56 s against 8.5 s), most of CI's time. The race
+// guard's package 56 s against 8.5 s; the guard model's training check
+// in internal/guardlab 9.6 s against 0.75 s), most of CI's time. The race
 // detector still watches the same Go code where it runs concurrently: the
 // stores on PostgreSQL, the SQLite multi-instance tests, the guard's
 // concurrency tests.
