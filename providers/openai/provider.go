@@ -13,7 +13,6 @@ import (
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
-	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/shared"
 
 	"github.com/parleyhq/parley/providers"
@@ -126,13 +125,12 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		}
 		// The request, its retries and the SSE framing are openai-go's, as
 		// in ChatCompletionService.NewStreaming; each event's JSON is
-		// decoded as a wireChunk. The raw response also lets an error
+		// decoded once, as a wireChunk (chunks). The raw response also lets an error
 		// status be classified when its body is not the error object
 		// openai-go expects (some gateways send {"error": "text"}).
 		var resp *http.Response
 		err = p.client.Post(ctx, "chat/completions", params, &resp, option.WithJSONSet("stream", true))
-		stream := ssestream.NewStream[wireChunk](ssestream.NewDecoder(resp), err)
-		providers.Assemble(stream, chunk, func(err error) error { return classify(ctx, err, resp) }, yield)
+		providers.Assemble(newChunks(resp, err), chunk, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}
 }
 

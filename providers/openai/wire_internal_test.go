@@ -1,12 +1,16 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"reflect"
 	"slices"
 	"testing"
 
 	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/parleyhq/parley/providers/providertest"
 )
@@ -43,7 +47,7 @@ func FuzzWireChunk(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var got wireChunk
-		gotErr := json.Unmarshal(data, &got)
+		gotErr := got.decode(data)
 		var sdk oai.ChatCompletionChunk
 		sdkErr := json.Unmarshal(data, &sdk)
 		if (gotErr == nil) != (sdkErr == nil) {
@@ -86,7 +90,7 @@ var wireKeys = []string{"model", "choices", "usage", "index", "delta", "finish_r
 // counts are floats, reads as openai-go read it.
 func TestAChunkThePlainTypeCannotHoldIsReadByOpenAIGo(t *testing.T) {
 	var c wireChunk
-	if err := json.Unmarshal([]byte(`{"choices":[{"index":"0","delta":{"content":"x"}}],"usage":{"prompt_tokens":12.0,"completion_tokens":3}}`), &c); err != nil {
+	if err := c.decode([]byte(`{"choices":[{"index":"0","delta":{"content":"x"}}],"usage":{"prompt_tokens":12.0,"completion_tokens":3}}`)); err != nil {
 		t.Fatal(err)
 	}
 	var plain struct {
@@ -106,7 +110,7 @@ func BenchmarkDecodeChunk(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var c wireChunk
-			if err := json.Unmarshal(data, &c); err != nil {
+			if err := c.decode(data); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -129,5 +133,76 @@ func TestTheFuzzTargetComparesRealSeeds(t *testing.T) {
 		if providertest.AmbiguousKeys([]byte(in), wireKeys) {
 			t.Errorf("AmbiguousKeys(%s) = true: the fuzz target skips it", in)
 		}
+	}
+}
+
+// FuzzChunks holds chunks to openai-go's ssestream.Stream on any SSE
+// body: the same chunks, and the same end.
+func FuzzChunks(f *testing.F) {
+	for _, s := range chunkStreamSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		compareReadings(t, body)
+	})
+}
+
+// chunkStreamSeeds are SSE bodies: the stream's end, error events, named
+// events, comments, a [DONE] with more after it, data split over lines.
+var chunkStreamSeeds = []string{
+	"data: " + wireSeeds[0] + "\n\ndata: " + wireSeeds[2] + "\n\ndata: [DONE]\n\n",
+	"data: " + wireSeeds[1] + "\n\ndata: [DONE]\n\ndata: " + wireSeeds[0] + "\n\n",
+	": OPENROUTER PROCESSING\n\ndata: " + wireSeeds[3] + "\n\n",
+	"data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n",
+	"data: {\"error\": null}\n\ndata: " + wireSeeds[0] + "\n\n",
+	"data: {\"error\":\"boom\"\n\n",
+	"event: thread.run\ndata: {\"x\":1}\n\n",
+	"event: error\ndata: {\"message\":\"x\"}\n\n",
+	"data: {\"choices\":\ndata: [{\"index\":0,\"delta\":{\"content\":\"split\"}}]}\n\n",
+	"data: not json\n\n",
+	"data: [DONE]",
+	"data: " + wireSeeds[7] + "\r\n\r\n",
+	"",
+}
+
+// compareReadings reads body as a response through chunks and through
+// openai-go's ssestream.Stream of its own chunk type, and fails t unless
+// they yield the same chunks and end alike.
+func compareReadings(t *testing.T, body []byte) {
+	t.Helper()
+	resp := func() *http.Response {
+		return &http.Response{
+			StatusCode: 200,
+			Header:     http.Header{"Content-Type": {"text/event-stream"}},
+			Body:       io.NopCloser(bytes.NewReader(body)),
+		}
+	}
+	ours := newChunks(resp(), nil)
+	sdk := ssestream.NewStream[oai.ChatCompletionChunk](ssestream.NewDecoder(resp()), nil)
+	for i := 0; ; i++ {
+		a, b := ours.Next(), sdk.Next()
+		if a != b {
+			t.Fatalf("%q: event %d: chunks goes on %v, ssestream %v (errors %v, %v)", body, i, a, b, ours.Err(), sdk.Err())
+		}
+		if !a {
+			break
+		}
+		raw := sdk.Current().RawJSON()
+		if providertest.AmbiguousKeys([]byte(raw), wireKeys) {
+			return
+		}
+		if got, want := canon(ours.Current()), canon(fromSDK(sdk.Current())); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: event %d:\n got %+v\nwant %+v", body, i, got, want)
+		}
+	}
+	ea, eb := ours.Err(), sdk.Err()
+	if (ea == nil) != (eb == nil) || ea != nil && (ea.Error() != eb.Error() || reflect.TypeOf(ea) != reflect.TypeOf(eb)) {
+		t.Fatalf("%q: chunks ends with %T %v, ssestream with %T %v", body, ea, ea, eb, eb)
+	}
+}
+
+func TestChunksReadAsSSEStreamReads(t *testing.T) {
+	for _, s := range chunkStreamSeeds {
+		compareReadings(t, []byte(s))
 	}
 }
