@@ -3,11 +3,14 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -204,5 +207,46 @@ func compareReadings(t *testing.T, body []byte) {
 func TestChunksReadAsSSEStreamReads(t *testing.T) {
 	for _, s := range chunkStreamSeeds {
 		compareReadings(t, []byte(s))
+	}
+}
+
+// closeCounter counts Close calls and returns err from each.
+type closeCounter struct {
+	io.Reader
+	n   int
+	err error
+}
+
+func (c *closeCounter) Close() error { c.n++; return c.err }
+
+// chunks closes its body when ssestream.Stream does: a request error closes
+// it on the first Next, every Close returns the first one's result, and a
+// Close from another goroutine ends a Next that waits for the body.
+func TestChunksCloseAsSSEStreamCloses(t *testing.T) {
+	sse := http.Header{"Content-Type": {"text/event-stream"}}
+
+	body := &closeCounter{Reader: strings.NewReader("")}
+	c := newChunks(&http.Response{StatusCode: 400, Header: sse, Body: body}, errors.New("400"))
+	if c.Next() || body.n != 1 || c.Err() == nil {
+		t.Errorf("after a request error: Next went on, or the body was closed %d times, or Err is %v", body.n, c.Err())
+	}
+
+	body = &closeCounter{Reader: strings.NewReader(""), err: errors.New("close failed")}
+	c = newChunks(&http.Response{StatusCode: 200, Header: sse, Body: body}, nil)
+	for c.Next() {
+	}
+	if err1, err2 := c.Close(), c.Close(); body.n != 1 || err1 == nil || err2 == nil {
+		t.Errorf("closed %d times, Close gave %v then %v; want once, the first result each time", body.n, err1, err2)
+	}
+
+	r, w := io.Pipe()
+	defer w.Close()
+	c = newChunks(&http.Response{StatusCode: 200, Header: sse, Body: r}, nil)
+	done := make(chan bool)
+	go func() { done <- c.Next() }()
+	time.Sleep(10 * time.Millisecond) // Next waits for the body
+	_ = c.Close()
+	if <-done {
+		t.Error("Next went on after Close")
 	}
 }
