@@ -28,12 +28,12 @@ const maxModelName = 256
 // allocations for a typical content delta, paid for each of the hundreds
 // of chunks an answer streams, where this type takes about 3 µs and 12.
 // A chunk this type cannot hold (a field of an unexpected JSON type: a
-// string index, a float token count) is decoded by openai-go instead, as
-// before, so a server's quirks read as they did; FuzzWireChunk holds the
-// two decodings equal. Two differences remain, in chunks no server sends:
-// a key repeated within one object reads as its last (openai-go read the
-// first), and a key in other case ("Content") matches as encoding/json
-// matches it.
+// string index, a float token count) or that is not valid UTF-8 is decoded
+// by openai-go instead, as before (decode), so a server's quirks read as
+// they did; FuzzWireChunk holds the two decodings equal. Two differences
+// remain, in chunks no server sends: a key repeated within one object
+// reads as its last (openai-go read the first), and a key in other case
+// ("Content") matches as encoding/json matches it.
 type wireChunk struct {
 	Model   string       `json:"model"`
 	Choices []wireChoice `json:"choices"`
@@ -77,11 +77,10 @@ type wireUsage struct {
 // decode decodes data as a plain struct, and through openai-go's type
 // when that fails; the error is openai-go's.
 func (c *wireChunk) decode(data []byte) error {
-	type plain wireChunk
 	// encoding/json makes each invalid UTF-8 byte U+FFFD, where the SDK's
 	// decoder keeps the bytes: a character a server splits across two
 	// chunks must join again in the assembled text or arguments.
-	if utf8.Valid(data) && json.Unmarshal(data, (*plain)(c)) == nil {
+	if utf8.Valid(data) && json.Unmarshal(data, c) == nil {
 		return nil
 	}
 	var sdk oai.ChatCompletionChunk
