@@ -2,41 +2,21 @@ package anthropic
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"sync"
 	"testing"
 
 	ant "github.com/anthropics/anthropic-sdk-go"
 
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/providertest"
 )
 
 // The Provider sends, through Client.Post, the request
 // MessageService.NewStreaming sent for the same parameters: method, path,
 // headers and body.
 func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
-	type sent struct {
-		method, path string
-		header       http.Header
-		body         string
-	}
-	var (
-		mu  sync.Mutex
-		got []sent
-	)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, sent{r.Method, r.URL.Path, r.Header.Clone(), string(body)})
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\"}}\n\n"+
-			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n")
-	}))
-	defer ts.Close()
+	ts := providertest.NewRecorder(t, "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"model\":\"m\"}}\n\n"+
+		"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":1}}\n\n")
 	p := New(Config{
 		BaseURL: ts.URL, APIKey: "sk-ant-test", Model: "claude-sonnet-4-5", HTTPClient: ts.Client(),
 		MaxRetries: 2, Headers: map[string]string{"anthropic-beta": "a-flag", "X-Route": "r"}, ThinkingBudget: 2048,
@@ -59,6 +39,7 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	got := ts.Requests()
 	if len(got) != 2 {
 		t.Fatalf("got %d requests", len(got))
 	}

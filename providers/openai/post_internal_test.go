@@ -3,40 +3,20 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"sync"
 	"testing"
 
 	oai "github.com/openai/openai-go/v3"
 
 	"github.com/parleyhq/parley/providers"
+	"github.com/parleyhq/parley/providers/providertest"
 )
 
 // The Provider sends, through Client.Post, the request
 // ChatCompletionService.NewStreaming sent for the same parameters: method,
 // path, query, headers and body.
 func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
-	type sent struct {
-		method, path, query string
-		header              http.Header
-		body                string
-	}
-	var (
-		mu  sync.Mutex
-		got []sent
-	)
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, sent{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Clone(), string(body)})
-		mu.Unlock()
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = io.WriteString(w, `data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
-	}))
-	defer ts.Close()
+	ts := providertest.NewRecorder(t, `data: {"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
 	p := New(Config{
 		BaseURL: ts.URL + "/v1", APIKey: "sk-test", Model: "gpt-test", HTTPClient: ts.Client(), MaxRetries: 2,
 		Headers:   map[string]string{"HTTP-Referer": "https://example.com", "X-Route": "r"},
@@ -68,13 +48,14 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	got := ts.Requests()
 	if len(got) != 2 {
 		t.Fatalf("got %d requests", len(got))
 	}
 	if !reflect.DeepEqual(got[0], got[1]) {
 		t.Errorf("NewStreaming sent\n%+v\nthe Provider sent\n%+v", got[0], got[1])
 	}
-	if got[1].header.Get("Authorization") != "Bearer sk-test" || got[1].query != "api-version=2025-01-01" {
+	if got[1].Header.Get("Authorization") != "Bearer sk-test" || got[1].Query != "api-version=2025-01-01" {
 		t.Errorf("the Provider sent %+v", got[1])
 	}
 }
