@@ -30,13 +30,17 @@
 // Each side runs in a child process of its own, so one side's freed memory
 // cannot hide the other's. Once every turn has had a text delta it
 // prints, per in-flight turn, the heap (runtime.MemStats.HeapAlloc after a
-// GC) and the RSS (VmRSS of /proc/self/status after
+// GC, with the pool's idle connections closed first: they belong to no
+// parked turn, and how many the tool rounds leave varies from run to run) and the RSS (VmRSS of /proc/self/status after
 // debug.FreeOSMemory) over the baseline taken before the turns, at that
 // moment and again after -hold (20s): growth between the two is memory a
 // parked turn gains while it streams. It prints the goroutines per turn
 // (runtime.NumGoroutine over the baseline, over -c) and, after every turn
 // ended and the idle connections were closed, whether the count came back
-// to the baseline within 30 s.
+// to the baseline within 30 s. With -heapprofile F it also writes each
+// side's heap profiles at the three points, every allocation sampled
+// (F.engine.base, F.engine, F.engine.end): go tool pprof -diff_base
+// F.engine.base F.engine shows what the parked turns hold.
 //
 // With -pg DSN the Engine uses store/sqlstore on that PostgreSQL (tables in
 // a schema of their own, dropped at the end; default memstore), and both

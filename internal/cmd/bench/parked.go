@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -62,6 +63,8 @@ type parkedOpts struct {
 	every time.Duration // between the slow model's deltas
 	hold  time.Duration // the parked period measured
 	pg    string        // PostgreSQL DSN: the Engine's store, and pg_stat_database
+
+	heapProfile string // a path prefix for the heap profiles, or ""
 }
 
 // parkedResult is one side's figures, passed from its child process as JSON.
@@ -94,7 +97,8 @@ func runParked(o parkedOpts) error {
 	var rs []parkedResult
 	for _, side := range []string{"raw", "engine"} {
 		cmd := exec.Command(exe, "-parked-side", side, "-base", base, "-c", fmt.Sprint(o.n),
-			"-every", o.every.String(), "-hold", o.hold.String(), "-pg", o.pg, fmt.Sprint("-claims=", checkClaims))
+			"-every", o.every.String(), "-hold", o.hold.String(), "-pg", o.pg, fmt.Sprint("-claims=", checkClaims),
+			"-heapprofile", o.heapProfile)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		if err != nil {
@@ -135,6 +139,9 @@ func runParked(o parkedOpts) error {
 // parkedSide is one side's process: it parks o.n turns on the slow model
 // and prints a parkedResult as JSON.
 func parkedSide(side, base string, o parkedOpts) error {
+	if o.heapProfile != "" {
+		runtime.MemProfileRate = 1 // every allocation, so the per-turn difference is exact
+	}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: max(4, o.n)}}
 	var db *sql.DB
 	var st store.Store = memstore.New()
@@ -207,6 +214,10 @@ func parkedSide(side, base string, o parkedOpts) error {
 		res.XactIdle = (x1 - x0) / t1.Sub(t0).Seconds()
 	}
 	snap := func() (uint64, int64, int) {
+		// The pool's idle connections belong to no parked turn: how many
+		// a side has left over from the tool rounds varies from run to run.
+		hc.CloseIdleConnections()
+		time.Sleep(200 * time.Millisecond) // for their goroutines to end
 		runtime.GC()
 		debug.FreeOSMemory()
 		var m runtime.MemStats
@@ -214,6 +225,9 @@ func parkedSide(side, base string, o parkedOpts) error {
 		return m.HeapAlloc, vmRSS(), runtime.NumGoroutine()
 	}
 	res.HeapBase, res.RSSBase, res.GBase = snap()
+	if err := writeHeapProfile(o.heapProfile, side+".base"); err != nil {
+		return err
+	}
 
 	firsts := make([]atomic.Int64, o.n)
 	var wg sync.WaitGroup
@@ -238,10 +252,16 @@ func parkedSide(side, base string, o parkedOpts) error {
 	}
 	res.InFlightAfter = time.Since(start)
 	res.HeapIn, res.RSSIn, res.GIn = snap()
+	if err := writeHeapProfile(o.heapProfile, side); err != nil {
+		return err
+	}
 	x1, t1 := xacts()
 	time.Sleep(o.hold)
 	x2, t2 := xacts()
 	res.HeapEnd, res.RSSEnd, res.GEnd = snap()
+	if err := writeHeapProfile(o.heapProfile, side+".end"); err != nil {
+		return err
+	}
 	if db != nil {
 		res.XactParked = (x2 - x1) / t2.Sub(t1).Seconds()
 	}
@@ -285,4 +305,23 @@ func vmRSS() int64 {
 		}
 	}
 	return 0
+}
+
+// writeHeapProfile writes the heap profile as of the last GC to
+// prefix.suffix; with no prefix it does nothing. Read the parked turns'
+// share with go tool pprof -sample_index=inuse_space -diff_base
+// F.engine.base F.engine.
+func writeHeapProfile(prefix, suffix string) error {
+	if prefix == "" {
+		return nil
+	}
+	f, err := os.Create(prefix + "." + suffix)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
