@@ -27,9 +27,9 @@ type continuation struct {
 	reason      string               // why the user declines, as they sent it (unscreened)
 	tool        offeredTool          // the tool an apply runs
 	applied     bool                 // the applied tool succeeded
+	changed     bool                 // the turn that left this waiting made a change: the model reports it first
 	clientCalls []blocks.Block       // a tool-results turn: the calls it answers
 	results     []ToolResult         // and what the client posted for them
-	changed     bool                 // the turn that left them made a change: the model reports it first
 	quiet       error                // a decision out of budget: no model call, this says why
 }
 

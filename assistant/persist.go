@@ -31,7 +31,7 @@ import (
 // checkpoints. Only its methods write it.
 type replyWrites struct {
 	e     *Engine
-	reply store.Message // the placeholder the first write stored
+	reply *store.Message // the placeholder the first write stored: the turn's, never written again
 	mu    sync.Mutex
 	done  bool
 	beat  heartbeat
@@ -49,7 +49,7 @@ type heartbeat struct {
 }
 
 // start readies the writes of the placeholder reply.
-func (w *replyWrites) start(e *Engine, reply store.Message) {
+func (w *replyWrites) start(e *Engine, reply *store.Message) {
 	w.e, w.reply = e, reply
 }
 
@@ -109,7 +109,7 @@ func (w *replyWrites) persist(ctx context.Context, out *transcript) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	cfg := &w.e.cfg
-	m := out.reply(w.reply, out.err)
+	m := out.reply(*w.reply, out.err)
 	m.InputTokens, m.OutputTokens = out.usage.InputTokens, out.usage.OutputTokens
 	m.ModelMessages = out.modelMessages(cfg.Logger.With("thread", m.ThreadID))
 	err := retry(ctx, func() error {
@@ -142,7 +142,7 @@ func (w *replyWrites) stopWrite(out *transcript, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), persistTimeout)
 	defer cancel()
-	m := out.reply(w.reply, err)
+	m := out.reply(*w.reply, err)
 	m.UpdatedAt = w.e.cfg.Now()
 	if err := w.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && !errors.Is(err, store.ErrNotFound) {
 		w.e.cfg.Logger.WarnContext(ctx, "assistant: store a stopped reply (the final write follows)", "thread", m.ThreadID, "err", err)
@@ -157,7 +157,7 @@ func (w *replyWrites) checkpoint(ctx context.Context, out *transcript, stop *sto
 	if w.done || stop.stopped() {
 		return
 	}
-	m := out.reply(w.reply, nil)
+	m := out.reply(*w.reply, nil)
 	m.Status, m.UpdatedAt = store.StatusStreaming, w.e.cfg.Now()
 	if err := w.e.cfg.Store.UpdateMessage(ctx, &m); err != nil && ctx.Err() == nil {
 		w.e.cfg.Logger.WarnContext(ctx, "assistant: heartbeat", "thread", m.ThreadID, "err", err)

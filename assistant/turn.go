@@ -28,7 +28,7 @@ type turn struct {
 	flow      workflow      // the workflow policy: ids the thread has seen, the verify round (workflow.go)
 	out       transcript    // what the turn says: blocks, model messages, outcome (transcript.go)
 	hold      *hold         // the open quota reservation, on its lease (quota.go)
-	user      store.Message // the user message stored by the first write
+	userID    string        // the user message stored by the first write
 	reply     store.Message // the assistant placeholder stored with it
 	firstTurn bool          // the thread had no messages before: a title may follow
 	started   time.Time     // when the worker began (wall time, as TurnTimeout counts it)
@@ -146,13 +146,15 @@ func (t *turn) write(ctx context.Context) error {
 	if err != nil {
 		return fail(err)
 	}
-	t.user = userMessageRow(adm, &t.in, th.ID, e.guard != nil)
+	user := userMessageRow(adm, &t.in, th.ID, e.guard != nil)
 	t.reply = store.Message{ThreadID: th.ID, Role: store.RoleAssistant, Status: store.StatusStreaming}
-	if err := e.cfg.Store.AppendTurn(ctx, &t.user, &t.reply); err != nil {
+	err = e.cfg.Store.AppendTurn(ctx, &user, &t.reply)
+	t.userID = user.ID
+	if err != nil {
 		switch {
-		case errors.Is(err, store.ErrConflict) && t.user.Seq != 0:
+		case errors.Is(err, store.ErrConflict) && user.Seq != 0:
 			return fail(conflict("persist turn", "That was already answered.", err))
-		case errors.Is(err, store.ErrConflict) && t.user.Replaces != "":
+		case errors.Is(err, store.ErrConflict) && user.Replaces != "":
 			return fail(conflict("persist turn", "That message was already replaced.", err))
 		}
 		return fail(e.storeErr("persist turn", err))
@@ -250,7 +252,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 	e := t.e
 	wctx, cancel := context.WithTimeout(withJudgeSpend(withLogTurn(context.WithoutCancel(ctx), t.reply.ID), &t.judged), e.cfg.TurnTimeout)
 	t.stop.start(wctx)
-	t.writes.start(e, t.reply)
+	t.writes.start(e, &t.reply)
 	t.started = time.Now()
 	// A stopped turn's reply is stored as the user's stream ends, not after
 	// the drain; the AfterFunc also fires, harmlessly, when the turn ends.
@@ -289,7 +291,7 @@ func (t *turn) run(ctx context.Context, yield func(blocks.Block) bool) {
 // work runs the turn to completion and persists it, whatever happens.
 func (t *turn) work(ctx context.Context, emit func(blocks.Block)) {
 	emit(blocks.Block{Kind: blocks.Meta, Meta: &blocks.MetaInfo{
-		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.user.ID, Title: t.thread.Title,
+		ThreadID: t.thread.ID, MessageID: t.reply.ID, UserMessageID: t.userID, Title: t.thread.Title,
 		Connection: t.conn.name, Model: t.conn.model,
 	}})
 	t.auditGuard(ctx, AuditGuardInput, t.in.verdict, nil)
