@@ -3,6 +3,7 @@ package assistant
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,9 +170,9 @@ func (e *Engine) checkLive(ctx context.Context, ids map[string]bool) {
 	}
 	for id, live := range turns {
 		th, found := threads[id]
-		for s, reply := range live {
-			if cause := stopCause(th, found, reply); cause != nil {
-				s.cancel(cause)
+		for _, t := range live {
+			if cause := stopCause(th, found, t); cause != nil {
+				t.s.cancel(cause)
 			}
 		}
 	}
@@ -179,7 +180,7 @@ func (e *Engine) checkLive(ctx context.Context, ids map[string]bool) {
 
 // readThreads reads the threads of turns: in one read when the Store is a
 // store.ThreadBatch, else one by one. A deleted thread is absent.
-func (e *Engine) readThreads(ctx context.Context, turns map[string]map[*stopper]liveTurn) (map[string]store.Thread, error) {
+func (e *Engine) readThreads(ctx context.Context, turns map[string][]liveTurn) (map[string]store.Thread, error) {
 	ids := make([]string, 0, len(turns))
 	for id := range turns {
 		ids = append(ids, id)
@@ -229,7 +230,7 @@ func (e *Engine) SweepInterrupted(ctx context.Context) (int, error) {
 // turn: add starts it with spawn, and the last remove stops it.
 type liveTurns struct {
 	mu    sync.Mutex
-	turns map[string]map[*stopper]liveTurn
+	turns map[string][]liveTurn                           // a thread has one live turn but for a moment
 	spawn func(ctx context.Context, wake <-chan struct{}) // starts watchLive; nil: no watcher
 	halt  context.CancelFunc                              // stops the running watcher; nil when none runs
 	// What the running watcher should check next: the threads marked, or
@@ -239,9 +240,11 @@ type liveTurns struct {
 	wake  chan struct{}
 }
 
-// liveTurn is what the watcher needs of a live turn's reply: a cancel
-// requested at or after since, or a message after seq, stops it.
+// liveTurn is a live turn's stopper and what the watcher needs of its
+// reply: a cancel requested at or after since, or a message after seq,
+// stops it.
 type liveTurn struct {
+	s     *stopper
 	since time.Time
 	seq   int
 }
@@ -250,14 +253,9 @@ func (l *liveTurns) add(threadID string, s *stopper, reply store.Message) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.turns == nil {
-		l.turns = make(map[string]map[*stopper]liveTurn)
+		l.turns = make(map[string][]liveTurn)
 	}
-	set := l.turns[threadID]
-	if set == nil {
-		set = make(map[*stopper]liveTurn)
-		l.turns[threadID] = set
-	}
-	set[s] = liveTurn{since: reply.CreatedAt, seq: reply.Seq}
+	l.turns[threadID] = append(l.turns[threadID], liveTurn{s: s, since: reply.CreatedAt, seq: reply.Seq})
 	if l.halt == nil && l.spawn != nil {
 		// Each watcher has its own wake channel, so one that is stopping
 		// never takes what is marked for the next.
@@ -274,8 +272,9 @@ func (l *liveTurns) add(threadID string, s *stopper, reply store.Message) {
 func (l *liveTurns) remove(threadID string, s *stopper) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	delete(l.turns[threadID], s)
-	if len(l.turns[threadID]) == 0 {
+	if set := slices.DeleteFunc(l.turns[threadID], func(t liveTurn) bool { return t.s == s }); len(set) > 0 {
+		l.turns[threadID] = set
+	} else {
 		delete(l.turns, threadID)
 	}
 	if len(l.turns) == 0 && l.halt != nil {
@@ -328,19 +327,14 @@ func (l *liveTurns) take(wake <-chan struct{}) map[string]bool {
 }
 
 // snapshot copies the live turns of the threads in ids (nil: all).
-func (l *liveTurns) snapshot(ids map[string]bool) map[string]map[*stopper]liveTurn {
+func (l *liveTurns) snapshot(ids map[string]bool) map[string][]liveTurn {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make(map[string]map[*stopper]liveTurn)
+	out := make(map[string][]liveTurn)
 	for id, set := range l.turns {
-		if ids != nil && !ids[id] {
-			continue
+		if ids == nil || ids[id] {
+			out[id] = slices.Clone(set)
 		}
-		cp := make(map[*stopper]liveTurn, len(set))
-		for s, r := range set {
-			cp[s] = r
-		}
-		out[id] = cp
 	}
 	return out
 }
@@ -364,9 +358,9 @@ func (l *liveTurns) stop(threadID string, cause error) []<-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var stored []<-chan struct{}
-	for s := range l.turns[threadID] {
-		s.cancel(cause)
-		stored = append(stored, s.stored)
+	for _, t := range l.turns[threadID] {
+		t.s.cancel(cause)
+		stored = append(stored, t.s.stored)
 	}
 	return stored
 }
