@@ -101,7 +101,7 @@ func main() {
 		run(*conc, *conc, raw)
 		run(*conc, *conc, eng)
 	}
-	firstBlock() // forget the warm-up's latencies
+	_, _ = firstBlock() // forget the warm-up's latencies
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -134,7 +134,7 @@ func main() {
 		})
 	}
 	rawM, engM = rawM.div(batches), engM.div(batches)
-	lat := firstBlock()
+	lat, hand := firstBlock()
 
 	fmt.Printf("turn: 2 tool rounds + %d text deltas; %d turns each in %d alternating batches; %d in flight; GOMAXPROCS=%d\n\n",
 		textDeltas, *turns/batches*batches, batches, *conc, runtime.GOMAXPROCS(0))
@@ -145,6 +145,8 @@ func main() {
 	fmt.Printf("\nCPU ratio engine/raw: %.2fx   alloc ratio: %.2fx\n", engM.cpu.Seconds()/rawM.cpu.Seconds(), engM.allocs/rawM.allocs)
 	fmt.Printf("first block after first provider text delta: p50 %v, p99 %v, max %v (n=%d)\n",
 		lat.pct(50), lat.pct(99), lat.pct(100), len(lat))
+	fmt.Printf("first block after the delta that completed its text: p50 %v, p99 %v, max %v (n=%d)\n",
+		hand.pct(50), hand.pct(99), hand.pct(100), len(hand))
 }
 
 type result struct {
@@ -355,8 +357,9 @@ func rawTurn(base string, hc *http.Client) func(ctx context.Context) {
 }
 
 // timedProvider records when the wrapped provider yields the first text
-// delta of a turn, in the *atomic.Int64 (unix nanos) its context carries.
-// A context carrying slowKey is served by slow instead (-parked).
+// delta of a turn, in the *atomic.Int64 (unix nanos) its context carries,
+// and when it yields each, in the *textTimes it carries. A context
+// carrying slowKey is served by slow instead (-parked).
 type timedProvider struct {
 	providers.Provider
 	slow providers.Provider
@@ -364,18 +367,65 @@ type timedProvider struct {
 
 type firstDeltaKey struct{}
 
+type textTimesKey struct{}
+
+// textTimes records when each text delta of a turn was yielded, by the
+// length of the turn's text so far. The claim check holds prose back a
+// sentence at a time, so the first block leaves when a later delta ends
+// its sentence; covering finds that delta. Reused from turn to turn, it
+// allocates nothing once grown.
+type textTimes struct {
+	mu   sync.Mutex
+	ends []int   // the text's length after each delta
+	at   []int64 // unix nanos
+}
+
+func (t *textTimes) reset() {
+	t.mu.Lock()
+	t.ends, t.at = t.ends[:0], t.at[:0]
+	t.mu.Unlock()
+}
+
+func (t *textTimes) add(n int, at int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	end := n
+	if len(t.ends) > 0 {
+		end += t.ends[len(t.ends)-1]
+	}
+	t.ends, t.at = append(t.ends, end), append(t.at, at)
+}
+
+// covering returns when the text first reached n bytes (0: not yet).
+func (t *textTimes) covering(n int) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i, _ := slices.BinarySearch(t.ends, n)
+	if i == len(t.ends) {
+		return 0
+	}
+	return t.at[i]
+}
+
 type slowKey struct{}
 
 func (p *timedProvider) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
 	first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
+	times, _ := ctx.Value(textTimesKey{}).(*textTimes)
 	prov := p.Provider
 	if p.slow != nil && ctx.Value(slowKey{}) != nil {
 		prov = p.slow
 	}
 	return func(yield func(providers.Event, error) bool) {
 		for ev, err := range prov.Stream(ctx, req) {
-			if ev.Kind == providers.TextDelta && first != nil {
-				first.CompareAndSwap(0, time.Now().UnixNano())
+			if ev.Kind == providers.TextDelta {
+				now := time.Now().UnixNano()
+				if first != nil {
+					first.CompareAndSwap(0, now)
+				}
+				if times != nil {
+					times.add(len(ev.Text), now)
+				}
 			}
 			if !yield(ev, err) {
 				return
@@ -390,7 +440,12 @@ var checkClaims = true
 // engineTurn is a whole Parley turn over the same server. Each of the
 // workers is its own user, as MaxTurnsPerUser caps one user's turns.
 // A turn whose context carries slowKey calls the model at slowBase.
-func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.Store) (func(ctx context.Context, worker int), func() latencies) {
+//
+// It records two latencies of each turn's first text block: from the
+// first text delta the provider yielded, and from the delta that completed
+// the block's text (the claim check holds a sentence until it ends), the
+// Engine's own hand-off.
+func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.Store) (func(ctx context.Context, worker int), func() (fromFirst, handOff latencies)) {
 	weather := tools.Must(tools.New(tools.Spec{Name: "get_weather", Description: "Weather for a city.", InputSchema: weatherSchema},
 		func(_ context.Context, _ tools.Call, in struct {
 			City string `json:"city"`
@@ -413,9 +468,10 @@ func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.St
 		log.Fatal(err)
 	}
 	type worker struct {
-		u   parley.User
-		lat latencies
-		buf []byte
+		u         parley.User
+		lat, hand latencies
+		times     textTimes
+		buf       []byte
 	}
 	ws := make([]worker, workers)
 	for i := range ws {
@@ -431,10 +487,13 @@ func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.St
 			first = new(atomic.Int64)
 			ctx = context.WithValue(ctx, firstDeltaKey{}, first)
 		}
-		var firstBlock int64
+		wk.times.reset()
+		ctx = context.WithValue(ctx, textTimesKey{}, &wk.times)
+		var firstBlock, completed int64
 		for b := range eng.Stream(ctx, wk.u, assistant.Request{Message: "What is the weather in Paris and Berlin?"}) {
 			if b.Kind == blocks.Markdown && firstBlock == 0 {
 				firstBlock = time.Now().UnixNano()
+				completed = wk.times.covering(len(b.Content))
 			}
 			if b.Kind == blocks.Error {
 				log.Fatalf("turn failed: %s", b.ErrorCode)
@@ -444,16 +503,18 @@ func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.St
 		if f := first.Load(); f != 0 && firstBlock != 0 {
 			wk.lat = append(wk.lat, time.Duration(firstBlock-f))
 		}
+		if completed != 0 {
+			wk.hand = append(wk.hand, time.Duration(firstBlock-completed))
+		}
 	}
 	// latencies returns those recorded since the last call (call it
 	// between runs).
-	return turn, func() latencies {
-		var all latencies
+	return turn, func() (fromFirst, handOff latencies) {
 		for i := range ws {
-			all = append(all, ws[i].lat...)
-			ws[i].lat = ws[i].lat[:0]
+			fromFirst, handOff = append(fromFirst, ws[i].lat...), append(handOff, ws[i].hand...)
+			ws[i].lat, ws[i].hand = ws[i].lat[:0], ws[i].hand[:0]
 		}
-		return all
+		return fromFirst, handOff
 	}
 }
 
