@@ -372,23 +372,28 @@ type textTimesKey struct{}
 // textTimes records when each text delta of a turn was yielded, by the
 // length of the turn's text so far. The claim check holds prose back a
 // sentence at a time, so the first block leaves when a later delta ends
-// its sentence; covering finds that delta. Reused from turn to turn, it
+// its sentence; covering finds that delta, and ends the recording (a
+// parked turn's deltas would grow it). Reused from turn to turn, it
 // allocates nothing once grown.
 type textTimes struct {
 	mu   sync.Mutex
 	ends []int   // the text's length after each delta
 	at   []int64 // unix nanos
+	done bool    // covering was called
 }
 
 func (t *textTimes) reset() {
 	t.mu.Lock()
-	t.ends, t.at = t.ends[:0], t.at[:0]
+	t.ends, t.at, t.done = t.ends[:0], t.at[:0], false
 	t.mu.Unlock()
 }
 
 func (t *textTimes) add(n int, at int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.done {
+		return
+	}
 	end := n
 	if len(t.ends) > 0 {
 		end += t.ends[len(t.ends)-1]
@@ -400,6 +405,7 @@ func (t *textTimes) add(n int, at int64) {
 func (t *textTimes) covering(n int) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.done = true
 	i, _ := slices.BinarySearch(t.ends, n)
 	if i == len(t.ends) {
 		return 0
@@ -496,7 +502,7 @@ func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.St
 				completed = wk.times.covering(len(b.Content))
 			}
 			if b.Kind == blocks.Error {
-				log.Fatalf("turn failed: %s", b.ErrorCode)
+				log.Fatalf("turn failed: %s: %s", b.ErrorCode, b.Content)
 			}
 			wk.buf = blocks.AppendNDJSON(wk.buf[:0], &b)
 		}
