@@ -43,7 +43,8 @@
 // F.engine.base F.engine shows what the parked turns hold.
 //
 // With -pg DSN the Engine uses store/sqlstore on that PostgreSQL (tables in
-// a schema of their own, dropped at the end; default memstore), and both
+// a schema of their own, dropped at the end; at most 20 connections, plus
+// the watcher's; default memstore), and both
 // sides print the database's transactions per second from pg_stat_database
 // (xact_commit + xact_rollback of the DSN's database) over 5 s before the
 // turns and over the hold; the difference over -c is the transactions per

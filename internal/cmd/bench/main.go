@@ -10,6 +10,7 @@ import (
 	"io"
 	"iter"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -469,6 +470,7 @@ func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.St
 	eng, err := assistant.New(assistant.Config{
 		Provider: tp, Store: st, Tools: reg, Authorizer: assistant.RoleAuthorizer{Everyone: []string{"*"}},
 		DisableClaimCheck: !checkClaims,
+		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -164,6 +164,9 @@ func parkedSide(side, base string, o parkedOpts) error {
 				return err
 			}
 			defer sdb.Close()
+			// As a host would: beneath the server's max_connections (100
+			// by default), which 100 turns starting at once reach.
+			sdb.SetMaxOpenConns(20)
 			s, err := sqlstore.New(sdb, sqlstore.Options{})
 			if err != nil {
 				return err
