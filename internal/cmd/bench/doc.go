@@ -28,7 +28,10 @@
 //
 // With -parked it measures turns that stay in flight: -c turns on each side
 // (default 1; issue 27 uses 100), each two tool rounds and then an answer
-// from a slow model, a text delta every -every (300ms) for -hold plus 15 s.
+// from a slow model, a text delta every -every (300ms) for -hold plus
+// -margin (15s; the turns must still be parked once all are in flight,
+// which takes 15-20 s at 10,000 on a 2-core machine: the bench says when
+// a turn ended too soon).
 // Each side runs in a child process of its own, so one side's freed memory
 // cannot hide the other's. Once every turn has had a text delta it
 // prints, per in-flight turn, the heap (runtime.MemStats.HeapAlloc after a

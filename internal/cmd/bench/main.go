@@ -52,6 +52,7 @@ func main() {
 	parked := flag.Bool("parked", false, "instead: park -c turns on a slow model and measure what each costs while in flight")
 	every := flag.Duration("every", 300*time.Millisecond, "with -parked: the slow model's time between deltas")
 	hold := flag.Duration("hold", 20*time.Second, "with -parked: how long the parked turns are measured")
+	margin := flag.Duration("margin", 15*time.Second, "with -parked: how much longer than -hold the slow answer lasts; it must outlast putting every turn in flight")
 	pg := flag.String("pg", "", "with -parked: a PostgreSQL DSN; the Engine uses store/sqlstore on it (default memstore)")
 	heapProfile := flag.String("heapprofile", "", "with -parked: write each side's heap profiles, every allocation sampled, to F.<side>.base (before the turns), F.<side> (all in flight) and F.<side>.end (after the hold)")
 	parkedSideFlag := flag.String("parked-side", "", "run one side of -parked: raw or engine (used by the parent)")
@@ -62,7 +63,7 @@ func main() {
 	}
 	checkClaims = *claims
 	if *parked || *parkedSideFlag != "" {
-		o := parkedOpts{n: *conc, every: *every, hold: *hold, pg: *pg, heapProfile: *heapProfile}
+		o := parkedOpts{n: *conc, every: *every, hold: *hold, margin: *margin, pg: *pg, heapProfile: *heapProfile}
 		do := func() error { return runParked(o) }
 		if *parkedSideFlag != "" {
 			do = func() error { return parkedSide(*parkedSideFlag, *baseFlag, o) }

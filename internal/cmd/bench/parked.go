@@ -62,7 +62,10 @@ type parkedOpts struct {
 	n     int           // parked turns
 	every time.Duration // between the slow model's deltas
 	hold  time.Duration // the parked period measured
-	pg    string        // PostgreSQL DSN: the Engine's store, and pg_stat_database
+	// margin is how much longer than hold the slow answer lasts: it must
+	// outlast putting every turn in flight.
+	margin time.Duration
+	pg     string // PostgreSQL DSN: the Engine's store, and pg_stat_database
 
 	heapProfile string // a path prefix for the heap profiles, or ""
 }
@@ -72,6 +75,7 @@ type parkedResult struct {
 	Side                      string
 	N                         int
 	InFlightAfter             time.Duration // from the first start until every turn had a text delta
+	EndedEarly                int64         // turns that had ended by the in-flight snapshot or the one after the hold
 	HeapBase, HeapIn, HeapEnd uint64        // HeapAlloc after GC: before, when all are in flight, after the hold
 	RSSBase, RSSIn, RSSEnd    int64         // VmRSS in bytes, after debug.FreeOSMemory, same points
 	GBase, GIn, GEnd          int           // runtime.NumGoroutine, same points
@@ -97,7 +101,7 @@ func runParked(o parkedOpts) error {
 	var rs []parkedResult
 	for _, side := range []string{"raw", "engine"} {
 		cmd := exec.Command(exe, "-parked-side", side, "-base", base, "-c", fmt.Sprint(o.n),
-			"-every", o.every.String(), "-hold", o.hold.String(), "-pg", o.pg, fmt.Sprint("-claims=", checkClaims),
+			"-every", o.every.String(), "-hold", o.hold.String(), "-margin", o.margin.String(), "-pg", o.pg, fmt.Sprint("-claims=", checkClaims),
 			"-heapprofile", o.heapProfile)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
@@ -125,6 +129,12 @@ func runParked(o parkedOpts) error {
 			per(r.RSSIn, r.RSSBase), per(r.RSSEnd, r.RSSBase),
 			float64(r.GEnd-r.GBase)/float64(r.N), r.GBase, r.GEnd, r.GAfter, r.GAfterWait.Round(time.Millisecond),
 			r.InFlightAfter.Round(time.Millisecond))
+	}
+	for _, r := range rs {
+		if r.EndedEarly > 0 {
+			fmt.Printf("\n%s: %d of %d turns had ended before the measurement after the hold, so its figures are not of parked turns: the slow answer lasts -hold plus -margin, and putting every turn in flight took %v; raise -margin\n",
+				r.Side, r.EndedEarly, r.N, r.InFlightAfter.Round(time.Millisecond))
+		}
 	}
 	if o.pg != "" {
 		fmt.Println()
@@ -179,7 +189,7 @@ func parkedSide(side, base string, o parkedOpts) error {
 	}
 	// The slow answer lasts the wait for every turn to be in flight, the
 	// hold, and a margin.
-	deltas := int((o.hold + 15*time.Second) / o.every)
+	deltas := int((o.hold + o.margin) / o.every)
 	slow := strings.Replace(base, "/v1", fmt.Sprintf("/slow/%d/%d/v1", o.every.Milliseconds(), deltas), 1)
 	var turn, warm func(ctx context.Context, w int)
 	switch side {
@@ -233,10 +243,14 @@ func parkedSide(side, base string, o parkedOpts) error {
 	}
 
 	firsts := make([]atomic.Int64, o.n)
+	var ended atomic.Int64 // turns over before the measurements end: they would not be parked
 	var wg sync.WaitGroup
 	start := time.Now()
 	for i := range o.n {
-		wg.Go(func() { turn(context.WithValue(context.Background(), firstDeltaKey{}, &firsts[i]), i) })
+		wg.Go(func() {
+			turn(context.WithValue(context.Background(), firstDeltaKey{}, &firsts[i]), i)
+			ended.Add(1)
+		})
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		all := true
@@ -262,6 +276,7 @@ func parkedSide(side, base string, o parkedOpts) error {
 	time.Sleep(o.hold)
 	x2, t2 := xacts()
 	res.HeapEnd, res.RSSEnd, res.GEnd = snap()
+	res.EndedEarly = ended.Load()
 	if err := writeHeapProfile(o.heapProfile, side+".end"); err != nil {
 		return err
 	}
