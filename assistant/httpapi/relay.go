@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -325,17 +326,32 @@ func (h *Handler) relayStream(s *uiLiveStream, reply string, stop <-chan struct{
 // resumeElsewhere serves a resume with no live stream here: the stream
 // relayed from the instance running it, or 204 when the caller's thread
 // id has no answer streaming or no instance answers within followWait.
+// A Store that fails to say whether the thread streams, or to carry the
+// follow request, is an error (500), not "nothing streams": the client
+// would take the answer for ended.
 func (h *Handler) resumeElsewhere(w http.ResponseWriter, r *http.Request, u parley.User, transport, id string, headers map[string]string, tooLong []byte) {
-	if h.relayOff() || !h.streaming(r.Context(), u, id) {
+	if h.relayOff() {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	switch streaming, err := h.eng.Streaming(r.Context(), u, id); {
+	case err != nil && r.Context().Err() == nil:
+		h.fail(w, r, err)
+		return
+	case !streaming:
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	req := followRequest{Transport: transport, Owner: u.ID, ID: id, Reply: replyPrefix + rand.Text()}
-	frames, first, ok := h.requestFollow(ctx, cancel, req)
-	if !ok {
+	frames, first, err := h.requestFollow(ctx, cancel, req)
+	if frames == nil {
 		h.stopFollow(req)
+		if err != nil {
+			h.fail(w, r, err)
+			return
+		}
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -361,23 +377,16 @@ func (h *Handler) stopFollow(req followRequest) {
 	_ = h.relay.Publish(ctx, followTopic, msg)
 }
 
-// streaming reports whether id is u's own thread (or chat) with its last
-// answer still streaming: only then may another instance be running it.
-func (h *Handler) streaming(ctx context.Context, u parley.User, id string) bool {
-	ok, err := h.eng.Streaming(ctx, u, id)
-	if err != nil && ctx.Err() == nil {
-		h.cfg.Logger.Warn("httpapi: reading whether a thread streams", "err", err)
-	}
-	return ok
-}
-
 // requestFollow publishes req with a fresh reply topic, subscribed first,
 // and returns the reply's frames and its first, a data frame numbered 0,
-// if one comes within followWait (which cancel enforces on ctx).
-func (h *Handler) requestFollow(ctx context.Context, cancel context.CancelFunc, req followRequest) (<-chan []byte, []byte, bool) {
+// if one comes within followWait (which cancel enforces on ctx). With no
+// such frame it returns nil frames, and the Store's error if its relay
+// failed; no answer in time, or a relay the Store does not support, is
+// no error.
+func (h *Handler) requestFollow(ctx context.Context, cancel context.CancelFunc, req followRequest) (<-chan []byte, []byte, error) {
 	msg, err := json.Marshal(req)
 	if err != nil || len(msg) > store.MaxRelayPayload {
-		return nil, nil, false
+		return nil, nil, nil
 	}
 	timer := time.AfterFunc(followWait, cancel)
 	frames, err := h.relay.Subscribe(ctx, req.Reply)
@@ -386,17 +395,18 @@ func (h *Handler) requestFollow(ctx context.Context, cancel context.CancelFunc, 
 		first, err = h.askFollow(ctx, msg, frames)
 	}
 	if !timer.Stop() || err != nil {
-		if errors.Is(err, errors.ErrUnsupported) {
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
 			h.relayUnsupported()
-		} else if err != nil && ctx.Err() == nil {
-			h.cfg.Logger.Warn("httpapi: asking other instances for a stream", "err", err)
+		case err != nil && ctx.Err() == nil:
+			return nil, nil, fmt.Errorf("httpapi: ask other instances for a stream: %w", err)
 		}
-		return nil, nil, false
+		return nil, nil, nil
 	}
 	if kind, seq, _, err := parseFrame(first); err != nil || kind != frameData || seq != 0 {
-		return nil, nil, false
+		return nil, nil, nil
 	}
-	return frames, first, true
+	return frames, first, nil
 }
 
 // askFollow publishes the follow request msg, again every followRetry,

@@ -1,0 +1,120 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/parleyhq/parley/providers/fake"
+	"github.com/parleyhq/parley/store"
+	"github.com/parleyhq/parley/store/memstore"
+)
+
+// downStore is a relaying Store whose reads and relay refuse while down
+// is set, as a database out of connections refuses them.
+type downStore struct {
+	relayStore
+	down atomic.Bool
+}
+
+var errRefused = errors.New("failed to connect: FATAL: sorry, too many clients already (SQLSTATE 53300)")
+
+func (s *downStore) GetThread(ctx context.Context, id string) (store.Thread, error) {
+	if s.down.Load() {
+		return store.Thread{}, errRefused
+	}
+	return s.relayStore.GetThread(ctx, id)
+}
+
+func (s *downStore) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
+	if s.down.Load() {
+		return nil, errRefused
+	}
+	return s.relayStore.ListMessages(ctx, threadID)
+}
+
+func (s *downStore) Publish(ctx context.Context, topic string, p []byte) error {
+	if s.down.Load() {
+		return errRefused
+	}
+	return s.relayStore.Publish(ctx, topic, p)
+}
+
+// downRelay fails only the relay: the thread reads as streaming, and
+// asking the other instances for it fails.
+type downRelay struct {
+	relayStore
+	down atomic.Bool
+}
+
+func (s *downRelay) Publish(ctx context.Context, topic string, p []byte) error {
+	if s.down.Load() {
+		return errRefused
+	}
+	return s.relayStore.Publish(ctx, topic, p)
+}
+
+// A resume on instance B of a stream running on A, while the database
+// refuses B, is an error the client can show, on both routes, not 204:
+// the AI SDK takes 204 for "no stream", as if the answer had ended. Once
+// the database answers again the same resume gets the stream: nothing
+// was lost.
+func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
+	for _, route := range relayRoutes {
+		for _, what := range []string{"store", "relay"} {
+			t.Run(route.name+"/"+what, func(t *testing.T) {
+				shared := memstore.New()
+				var down *atomic.Bool
+				var sb relayStore
+				switch what {
+				case "store":
+					s := &downStore{relayStore: shared}
+					sb, down = s, &s.down
+				default:
+					s := &downRelay{relayStore: shared}
+					sb, down = s, &s.down
+				}
+				open := make(chan struct{})
+				turn := fake.Turn{fake.Text("First. "), gate(open), fake.Text("Second.")}
+				a, b := twoInstances(t, shared, sb, fake.New(turn, turn))
+				defer close(open)
+				head, _ := startOn(t, a, route)
+				path := route.resume(route.idOf(t, head))
+
+				down.Store(true)
+				resp := b.do("GET", path, "alice", "")
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusInternalServerError {
+					t.Fatalf("resume while the store refuses: %d %q, want 500", resp.StatusCode, body)
+				}
+				if strings.Contains(string(body), "too many clients") || strings.Contains(string(body), "SQLSTATE") {
+					t.Errorf("the store's error reached the client: %q", body)
+				}
+				if route.name == "NDJSON" {
+					var e struct {
+						Error struct{ Code string } `json:"error"`
+					}
+					if err := json.Unmarshal(body, &e); err != nil || e.Error.Code != "internal" {
+						t.Errorf("body %q (%v), want the internal error", body, err)
+					}
+				} else if !strings.Contains(string(body), "Please try again") {
+					t.Errorf("body %q, want the safe message as text", body)
+				}
+
+				down.Store(false)
+				r := resumeOn(t, b, route, head)
+				defer r.Body.Close()
+				line := make([]byte, 1)
+				if _, err := r.Body.Read(line); err != nil {
+					t.Fatalf("the resumed stream after the store came back: %v", err)
+				}
+			})
+		}
+	}
+}
