@@ -61,6 +61,9 @@ func chatStoredID(userID, name string) string {
 // id if there is one (which only a reader the Authorizer allows may read),
 // else zero: u's own names always come first.
 func (e *Engine) ownThread(ctx context.Context, u parley.User, id string) (th store.Thread, own bool, err error) {
+	if !validID(id) {
+		return store.Thread{}, false, nil // it can name no stored row (a database may fail on it)
+	}
 	th, err = e.cfg.Store.GetThread(ctx, id)
 	switch {
 	case err == nil && th.OwnerID == u.ID:

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/parleyhq/parley"
+	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/store"
 )
 
@@ -335,10 +336,10 @@ func (h *Handler) resumeElsewhere(w http.ResponseWriter, r *http.Request, u parl
 		return
 	}
 	switch streaming, err := h.eng.Streaming(r.Context(), u, id); {
-	case err != nil && r.Context().Err() == nil:
+	case err != nil && r.Context().Err() == nil && assistant.Code(err) != assistant.CodeNotFound:
 		h.fail(w, r, err)
 		return
-	case !streaming:
+	case !streaming: // a thread deleted meanwhile streams nothing
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -409,9 +410,13 @@ func (h *Handler) requestFollow(ctx context.Context, cancel context.CancelFunc, 
 	return frames, first, nil
 }
 
+// errRelayLost is a subscription the Store closed early: it lost its
+// connection, or the reader fell behind.
+var errRelayLost = errors.New("httpapi: the Store's relay closed the subscription")
+
 // askFollow publishes the follow request msg, again every followRetry,
-// until the first frame comes on frames; a nil frame means frames closed
-// (ctx ended) first.
+// until the first frame comes on frames; frames closed first is ctx's
+// error, or errRelayLost while ctx is live.
 func (h *Handler) askFollow(ctx context.Context, msg []byte, frames <-chan []byte) ([]byte, error) {
 	retry := time.NewTicker(followRetry)
 	defer retry.Stop()
@@ -421,10 +426,13 @@ func (h *Handler) askFollow(ctx context.Context, msg []byte, frames <-chan []byt
 		}
 		select {
 		case first, ok := <-frames:
-			if !ok {
+			switch {
+			case ok:
+				return first, nil
+			case ctx.Err() != nil:
 				return nil, ctx.Err()
 			}
-			return first, nil
+			return nil, errRelayLost
 		case <-retry.C:
 		}
 	}

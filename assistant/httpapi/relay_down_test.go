@@ -59,6 +59,22 @@ func (s *downRelay) Publish(ctx context.Context, topic string, p []byte) error {
 	return s.relayStore.Publish(ctx, topic, p)
 }
 
+// lostRelay is a relaying Store whose subscriptions close at once while
+// lost is set, as sqlstore's do when its LISTEN connection fails.
+type lostRelay struct {
+	relayStore
+	lost atomic.Bool
+}
+
+func (s *lostRelay) Subscribe(ctx context.Context, topic string) (<-chan []byte, error) {
+	if s.lost.Load() {
+		ch := make(chan []byte)
+		close(ch)
+		return ch, nil
+	}
+	return s.relayStore.Subscribe(ctx, topic)
+}
+
 // A resume on instance B of a stream running on A, while the database
 // refuses B, is an error the client can show, on both routes, not 204:
 // the AI SDK takes 204 for "no stream", as if the answer had ended. Once
@@ -66,7 +82,7 @@ func (s *downRelay) Publish(ctx context.Context, topic string, p []byte) error {
 // was lost.
 func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 	for _, route := range relayRoutes {
-		for _, what := range []string{"store", "relay"} {
+		for _, what := range []string{"store", "relay", "subscription"} {
 			t.Run(route.name+"/"+what, func(t *testing.T) {
 				shared := memstore.New()
 				var down *atomic.Bool
@@ -75,9 +91,12 @@ func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 				case "store":
 					s := &downStore{relayStore: shared}
 					sb, down = s, &s.down
-				default:
+				case "relay":
 					s := &downRelay{relayStore: shared}
 					sb, down = s, &s.down
+				default:
+					s := &lostRelay{relayStore: shared}
+					sb, down = s, &s.lost
 				}
 				open := make(chan struct{})
 				turn := fake.Turn{fake.Text("First. "), gate(open), fake.Text("Second.")}
@@ -115,6 +134,20 @@ func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 					t.Fatalf("the resumed stream after the store came back: %v", err)
 				}
 			})
+		}
+	}
+}
+
+// An id that can name no stored row (not valid UTF-8) is no stream, 204,
+// without a read: PostgreSQL fails such a lookup, which would otherwise
+// let anyone signed in cause 500s and error logs at will.
+func TestAResumeOfAnIDThatNamesNoRowReadsNothing(t *testing.T) {
+	s := &downStore{relayStore: memstore.New()}
+	s.down.Store(true) // any read would fail
+	_, b := twoInstances(t, memstore.New(), s, fake.New())
+	for _, path := range []string{"/api/chat/threads/%ff/stream", "/api/chat/ui/%ff/stream"} {
+		if got := discard(b.do("GET", path, "bob", "")); got != http.StatusNoContent {
+			t.Errorf("GET %s: %d, want 204", path, got)
 		}
 	}
 }
