@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"reflect"
 	"testing"
 
 	ant "github.com/anthropics/anthropic-sdk-go"
@@ -26,24 +25,12 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := ant.NewMessageService(p.client.Options...)
-	sdk := svc.NewStreaming(context.Background(), params)
-	for sdk.Next() {
-	}
-	if err := sdk.Err(); err != nil {
-		t.Fatal(err)
-	}
-	_ = sdk.Close()
-	for _, err := range p.Stream(context.Background(), req) {
-		if err != nil {
-			t.Fatal(err)
+	ts.SameRequest(t, func() error {
+		svc := ant.NewMessageService(p.client.Options...)
+		sdk := svc.NewStreaming(context.Background(), params)
+		defer sdk.Close()
+		for sdk.Next() {
 		}
-	}
-	got := ts.Requests()
-	if len(got) != 2 {
-		t.Fatalf("got %d requests", len(got))
-	}
-	if !reflect.DeepEqual(got[0], got[1]) {
-		t.Errorf("NewStreaming sent\n%+v\nthe Provider sent\n%+v", got[0], got[1])
-	}
+		return sdk.Err()
+	}, p, req)
 }

@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"testing"
 
 	oai "github.com/openai/openai-go/v3"
@@ -35,27 +34,15 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := oai.NewChatCompletionService(p.client.Options...)
-	sdk := svc.NewStreaming(context.Background(), params)
-	for sdk.Next() {
-	}
-	if err := sdk.Err(); err != nil {
-		t.Fatal(err)
-	}
-	_ = sdk.Close()
-	for _, err := range p.Stream(context.Background(), req) {
-		if err != nil {
-			t.Fatal(err)
+	sent := ts.SameRequest(t, func() error {
+		svc := oai.NewChatCompletionService(p.client.Options...)
+		sdk := svc.NewStreaming(context.Background(), params)
+		defer sdk.Close()
+		for sdk.Next() {
 		}
-	}
-	got := ts.Requests()
-	if len(got) != 2 {
-		t.Fatalf("got %d requests", len(got))
-	}
-	if !reflect.DeepEqual(got[0], got[1]) {
-		t.Errorf("NewStreaming sent\n%+v\nthe Provider sent\n%+v", got[0], got[1])
-	}
-	if got[1].Header.Get("Authorization") != "Bearer sk-test" || got[1].Query != "api-version=2025-01-01" {
-		t.Errorf("the Provider sent %+v", got[1])
+		return sdk.Err()
+	}, p, req)
+	if sent.Header.Get("Authorization") != "Bearer sk-test" || sent.Query != "api-version=2025-01-01" {
+		t.Errorf("the Provider sent %+v", sent)
 	}
 }

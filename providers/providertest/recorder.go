@@ -1,11 +1,15 @@
 package providertest
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/parleyhq/parley/providers"
 )
 
 // Request is what a Recorder keeps of one request it received.
@@ -45,4 +49,28 @@ func (r *Recorder) Requests() []Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Request(nil), r.got...)
+}
+
+// SameRequest drains sdk, a stream made through the SDK's own call that
+// returns the stream's error, then p's stream of req, and fails t unless
+// these were the Recorder's only two requests and they are the same. It
+// returns the Provider's.
+func (r *Recorder) SameRequest(t testing.TB, sdk func() error, p providers.Provider, req *providers.Request) Request {
+	t.Helper()
+	if err := sdk(); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range p.Stream(context.Background(), req) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := r.Requests()
+	if len(got) != 2 {
+		t.Fatalf("got %d requests, want the SDK's and the Provider's", len(got))
+	}
+	if !reflect.DeepEqual(got[0], got[1]) {
+		t.Errorf("the SDK sent\n%+v\nthe Provider sent\n%+v", got[0], got[1])
+	}
+	return got[1]
 }
