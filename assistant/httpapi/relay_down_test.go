@@ -15,59 +15,42 @@ import (
 	"github.com/parleyhq/parley/store/memstore"
 )
 
-// downStore is a relaying Store whose reads and relay refuse while down
-// is set, as a database out of connections refuses them.
-type downStore struct {
+// refusing is a relaying Store that, while down is set, fails as a
+// database out of connections does: its relay's Publish, and its thread
+// reads too when reads is set; or, when lost is set, it closes each new
+// subscription at once instead, as sqlstore does when its LISTEN
+// connection fails.
+type refusing struct {
 	relayStore
-	down atomic.Bool
+	down        atomic.Bool
+	reads, lost bool
 }
 
 var errRefused = errors.New("failed to connect: FATAL: sorry, too many clients already (SQLSTATE 53300)")
 
-func (s *downStore) GetThread(ctx context.Context, id string) (store.Thread, error) {
-	if s.down.Load() {
+func (s *refusing) GetThread(ctx context.Context, id string) (store.Thread, error) {
+	if s.reads && s.down.Load() {
 		return store.Thread{}, errRefused
 	}
 	return s.relayStore.GetThread(ctx, id)
 }
 
-func (s *downStore) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
-	if s.down.Load() {
+func (s *refusing) ListMessages(ctx context.Context, threadID string) ([]store.Message, error) {
+	if s.reads && s.down.Load() {
 		return nil, errRefused
 	}
 	return s.relayStore.ListMessages(ctx, threadID)
 }
 
-func (s *downStore) Publish(ctx context.Context, topic string, p []byte) error {
-	if s.down.Load() {
+func (s *refusing) Publish(ctx context.Context, topic string, p []byte) error {
+	if !s.lost && s.down.Load() {
 		return errRefused
 	}
 	return s.relayStore.Publish(ctx, topic, p)
 }
 
-// downRelay fails only the relay: the thread reads as streaming, and
-// asking the other instances for it fails.
-type downRelay struct {
-	relayStore
-	down atomic.Bool
-}
-
-func (s *downRelay) Publish(ctx context.Context, topic string, p []byte) error {
-	if s.down.Load() {
-		return errRefused
-	}
-	return s.relayStore.Publish(ctx, topic, p)
-}
-
-// lostRelay is a relaying Store whose subscriptions close at once while
-// lost is set, as sqlstore's do when its LISTEN connection fails.
-type lostRelay struct {
-	relayStore
-	lost atomic.Bool
-}
-
-func (s *lostRelay) Subscribe(ctx context.Context, topic string) (<-chan []byte, error) {
-	if s.lost.Load() {
+func (s *refusing) Subscribe(ctx context.Context, topic string) (<-chan []byte, error) {
+	if s.lost && s.down.Load() {
 		ch := make(chan []byte)
 		close(ch)
 		return ch, nil
@@ -85,19 +68,7 @@ func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 		for _, what := range []string{"store", "relay", "subscription"} {
 			t.Run(route.name+"/"+what, func(t *testing.T) {
 				shared := memstore.New()
-				var down *atomic.Bool
-				var sb relayStore
-				switch what {
-				case "store":
-					s := &downStore{relayStore: shared}
-					sb, down = s, &s.down
-				case "relay":
-					s := &downRelay{relayStore: shared}
-					sb, down = s, &s.down
-				default:
-					s := &lostRelay{relayStore: shared}
-					sb, down = s, &s.lost
-				}
+				sb := &refusing{relayStore: shared, reads: what == "store", lost: what == "subscription"}
 				open := make(chan struct{})
 				turn := fake.Turn{fake.Text("First. "), gate(open), fake.Text("Second.")}
 				a, b := twoInstances(t, shared, sb, fake.New(turn, turn))
@@ -105,7 +76,7 @@ func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 				head, _ := startOn(t, a, route)
 				path := route.resume(route.idOf(t, head))
 
-				down.Store(true)
+				sb.down.Store(true)
 				resp := b.do("GET", path, "alice", "")
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
@@ -126,7 +97,7 @@ func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 					t.Errorf("body %q, want the safe message as text", body)
 				}
 
-				down.Store(false)
+				sb.down.Store(false)
 				r := resumeOn(t, b, route, head)
 				defer r.Body.Close()
 				line := make([]byte, 1)
@@ -142,7 +113,7 @@ func TestAResumeWhileTheStoreRefusesIsAnErrorNotNoStream(t *testing.T) {
 // without a read: PostgreSQL fails such a lookup, which would otherwise
 // let anyone signed in cause 500s and error logs at will.
 func TestAResumeOfAnIDThatNamesNoRowReadsNothing(t *testing.T) {
-	s := &downStore{relayStore: memstore.New()}
+	s := &refusing{relayStore: memstore.New(), reads: true}
 	s.down.Store(true) // any read would fail
 	_, b := twoInstances(t, memstore.New(), s, fake.New())
 	for _, path := range []string{"/api/chat/threads/%ff/stream", "/api/chat/ui/%ff/stream"} {
