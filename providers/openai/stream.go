@@ -114,6 +114,8 @@ func newChunks(res *http.Response, err error) *chunks {
 	return &chunks{dec: ssestream.NewDecoder(res), err: err}
 }
 
+// Next reads the next chunk into Current; false at the end of the stream,
+// on its error (Err), or once closed.
 func (s *chunks) Next() bool {
 	if s.err != nil {
 		return s.finish(s.err)
