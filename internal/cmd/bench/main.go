@@ -359,8 +359,9 @@ func rawTurn(base string, hc *http.Client) func(ctx context.Context) {
 }
 
 // timedProvider records when the wrapped provider yields the first text
-// delta of a turn, in the *atomic.Int64 (unix nanos) its context carries,
-// and when it yields each, in the *textTimes it carries. A context
+// delta of a turn, in the *atomic.Int64 (unix nanos) its context carries
+// (-parked waits on it), and when it yields each, in the *textTimes it
+// carries. A context
 // carrying slowKey is served by slow instead (-parked).
 type timedProvider struct {
 	providers.Provider
@@ -403,16 +404,19 @@ func (t *textTimes) add(n int, at int64) {
 	t.ends, t.at = append(t.ends, end), append(t.at, at)
 }
 
-// covering returns when the text first reached n bytes (0: not yet).
-func (t *textTimes) covering(n int) int64 {
+// covering returns when the first text delta came and when the text first
+// reached n bytes (0: not yet).
+func (t *textTimes) covering(n int) (first, reached int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.done = true
-	i, _ := slices.BinarySearch(t.ends, n)
-	if i == len(t.ends) {
-		return 0
+	if len(t.at) == 0 {
+		return 0, 0
 	}
-	return t.at[i]
+	if i, _ := slices.BinarySearch(t.ends, n); i < len(t.ends) {
+		reached = t.at[i]
+	}
+	return t.at[0], reached
 }
 
 type slowKey struct{}
@@ -500,26 +504,21 @@ func engineTurn(base, slowBase string, hc *http.Client, workers int, st store.St
 	}
 	turn := func(ctx context.Context, w int) {
 		wk := &ws[w]
-		first, _ := ctx.Value(firstDeltaKey{}).(*atomic.Int64)
-		if first == nil {
-			first = new(atomic.Int64)
-			ctx = context.WithValue(ctx, firstDeltaKey{}, first)
-		}
 		wk.times.reset()
 		ctx = context.WithValue(ctx, textTimesKey{}, &wk.times)
-		var firstBlock, completed int64
+		var firstBlock, firstDelta, completed int64
 		for b := range eng.Stream(ctx, wk.u, assistant.Request{Message: "What is the weather in Paris and Berlin?"}) {
 			if b.Kind == blocks.Markdown && firstBlock == 0 {
 				firstBlock = time.Now().UnixNano()
-				completed = wk.times.covering(len(b.Content))
+				firstDelta, completed = wk.times.covering(len(b.Content))
 			}
 			if b.Kind == blocks.Error {
 				log.Fatalf("turn failed: %s: %s", b.ErrorCode, b.Content)
 			}
 			wk.buf = blocks.AppendNDJSON(wk.buf[:0], &b)
 		}
-		if f := first.Load(); f != 0 && firstBlock != 0 {
-			wk.lat = append(wk.lat, time.Duration(firstBlock-f))
+		if firstDelta != 0 {
+			wk.lat = append(wk.lat, time.Duration(firstBlock-firstDelta))
 		}
 		if completed != 0 {
 			wk.hand = append(wk.hand, time.Duration(firstBlock-completed))
