@@ -13,6 +13,7 @@ import (
 
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/anthropic"
+	"github.com/parleyhq/parley/providers/providertest"
 )
 
 // start serves responses from a fresh mock and returns a provider for it.
@@ -598,14 +599,5 @@ func TestACharacterSplitAcrossEventsJoinsAgain(t *testing.T) {
 	if o.err != nil {
 		t.Fatal(o.err)
 	}
-	var text string
-	for _, ev := range o.of(providers.TextDelta) {
-		text += ev.Text
-	}
-	if text != "price: €5" {
-		t.Errorf("text %q, want %q", text, "price: €5")
-	}
-	if calls := o.of(providers.ToolCallEvent); len(calls) != 1 || string(calls[0].ToolCall.Args) != `{"p":"é"}` {
-		t.Errorf("tool calls %+v, want one with {\"p\":\"é\"}", calls)
-	}
+	providertest.WantSplitCharactersJoined(t, o.events)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/parleyhq/parley/internal/openaimock"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/openai"
+	"github.com/parleyhq/parley/providers/providertest"
 )
 
 // start serves responses from a fresh mock and returns a provider for it.
@@ -413,14 +414,5 @@ func TestACharacterSplitAcrossChunksJoinsAgain(t *testing.T) {
 	if o.err != nil {
 		t.Fatal(o.err)
 	}
-	var text string
-	for _, ev := range o.of(providers.TextDelta) {
-		text += ev.Text
-	}
-	if text != "price: €5" {
-		t.Errorf("text %q, want %q", text, "price: €5")
-	}
-	if calls := o.of(providers.ToolCallEvent); len(calls) != 1 || string(calls[0].ToolCall.Args) != `{"p":"é"}` {
-		t.Errorf("tool calls %+v, want one with {\"p\":\"é\"}", calls)
-	}
+	providertest.WantSplitCharactersJoined(t, o.events)
 }
