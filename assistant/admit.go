@@ -13,9 +13,10 @@ import (
 )
 
 // admission is what a turn builds on, read and checked before anything is
-// written: a value, never changed once begin has it. The request's
-// Message is read here and nowhere else; what the user says this turn is
-// text.
+// written: a value, never changed once begin has it, and begin's alone. The
+// worker keeps only the replay (past) and the topic filter's text, so a
+// parked turn does not hold the thread's messages. The request's Message is
+// read here and nowhere else; what the user says this turn is text.
 type admission struct {
 	req    Request         // validated, its page context cut
 	thread store.Thread    // zero for a thread the turn creates

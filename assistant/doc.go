@@ -36,7 +36,8 @@
 // its own file, by its own methods:
 //
 //	admit.go         admission: the validated request, the thread and its history,
-//	                 what the user says (read-only once admitted)
+//	                 what the user says (read-only once admitted; begin's only: the
+//	                 worker keeps the replay and the topic filter's text)
 //	edit.go          edit: what an edit or a regeneration replaces, the changes it leaves
 //	continuation.go  continuation: a decision or client results, checked at admission,
 //	                 carried out by resume

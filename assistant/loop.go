@@ -58,7 +58,7 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		t.out.say(text)
 		t.out.end(FinishQuota)
 		return
-	case t.e.offTopic(t.stop.ctx, t.conn, topicText(&t.adm, &t.in), &t.out):
+	case t.e.offTopic(t.stop.ctx, t.conn, t.topic, &t.out):
 		t.e.refuseOffTopic(ctx, t.u, t.thread.ID, t.conn, &t.out, emit)
 		return
 	}
@@ -124,7 +124,7 @@ func (t *turn) history(ctx context.Context) (history []providers.Message, forgot
 		return nil, false, true
 	}
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(t.in.forModel()), defs: t.tools.defs()}
-	c := t.e.compact(t.stop.ctx, t.conn, &t.stop, t.thread, t.adm.past, historyBudget(t.conn, f))
+	c := t.e.compact(t.stop.ctx, t.conn, &t.stop, t.thread, t.past, historyBudget(t.conn, f))
 	t.out.chargeSide(c.usage)
 	if t.stop.stopped() {
 		t.out.fail(t.stop.err())

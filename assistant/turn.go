@@ -19,7 +19,8 @@ import (
 type turn struct {
 	actor                   // the Engine, the user and the thread: the one tool-call site (actor.go)
 	conn      *conn         // the model connection and its limits; read-only (conn.go, stream.go)
-	adm       admission     // what the turn builds on; read-only (admit.go)
+	past      []stretch     // the replay of the branch the turn continues (admit.go)
+	topic     string        // what the topic filter reads (topic.go)
 	in        input         // what the user says, as screened; read-only (input.go)
 	cont      continuation  // what the turn answers that the last one left waiting (continuation.go)
 	prompt    prompt        // the system prompt, as sections (prompt.go)
@@ -66,7 +67,9 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 	if err != nil {
 		return nil, err
 	}
-	*t = turn{actor: actor{e: e, u: u, thread: adm.thread}, adm: adm, cont: adm.cont, span: span}
+	// The admission is begin's: the worker keeps only the replay and the
+	// topic text, so a parked turn does not hold the thread's messages.
+	*t = turn{actor: actor{e: e, u: u, thread: adm.thread}, past: adm.past, cont: adm.cont, span: span}
 	// The connection, model and settings are chosen once, here: nothing
 	// later reads them from Config. The tools are computed before any
 	// write: they consult the host's Registry and Authorizer, and a
@@ -84,12 +87,12 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 	if t.cont.decision != nil {
 		deciding = t.cont.decision.Token
 	}
-	t.prompt.build(e, t.conn, u, &t.adm, &t.tools, deciding)
+	t.prompt.build(e, t.conn, u, &adm, &t.tools, deciding)
 	// The quota is reserved before the guard scans anything, on what the
 	// first call (and the topic filter's) will send: a user out of
 	// allowance costs no scan.
 	f := firstCall{system: tokensIn(t.prompt.size()), input: inputTokens(adm.text), defs: t.tools.defs()}
-	est := reservation(t.conn, f, e.unscreenedRoom(adm.req), &t.adm) + e.topicReservation(t.conn, &t.adm)
+	est := reservation(t.conn, f, e.unscreenedRoom(adm.req), &adm) + e.topicReservation(t.conn, &adm)
 	if t.hold, err = e.reserve(ctx, u, spendKey(t.conn, u), est); err != nil {
 		// The user may still decide a card when out of budget: the
 		// decision is carried out and reported without a model call.
@@ -97,13 +100,14 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 			return nil, err
 		}
 	}
-	t.in = e.screen(withJudgeSpend(ctx, &t.judged), u, &t.adm)
+	t.in = e.screen(withJudgeSpend(ctx, &t.judged), u, &adm)
+	t.topic = topicText(&adm, &t.in)
 	if t.in.blocked() {
 		t.tools.empty(e)
 	}
 	t.prompt.screened(&t.in, e.cfg.MaxPageContextBytes)
 	t.flow.start(e, adm.past, t.in.forModel())
-	if err := t.write(ctx); err != nil {
+	if err := t.write(ctx, &adm); err != nil {
 		return nil, err
 	}
 	// The new message supersedes a turn still running on the thread: here
@@ -119,8 +123,8 @@ func (e *Engine) begin(ctx context.Context, u parley.User, req Request, span *tu
 // the user message and the assistant placeholder appended together. On
 // failure it releases the hold (charging only what the guard's judge
 // spent), gives a consumed card back and removes a thread it created.
-func (t *turn) write(ctx context.Context) error {
-	e, adm := t.e, &t.adm
+func (t *turn) write(ctx context.Context, adm *admission) error {
+	e := t.e
 	fail := func(err error) error {
 		t.cont.reopen(ctx, e, t.thread.ID, err)
 		if n := t.judged.tokens.Load(); n > 0 {
