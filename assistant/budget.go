@@ -73,14 +73,14 @@ func callTokens(req *providers.Request) int64 {
 }
 
 // estimatedUsage stands in for a model call whose server reported no
-// usage, so quotas still count it: its request, and the text and calls it
-// wrote.
-func estimatedUsage(req *providers.Request, text string, calls []providers.ToolCall) providers.Usage {
+// usage, so quotas still count it: its request's input tokens (see
+// requestTokens), and the text and calls it wrote.
+func estimatedUsage(input int, text string, calls []providers.ToolCall) providers.Usage {
 	out := tokensOf(text)
 	for _, c := range calls {
 		out += tokensOf(c.Name) + tokensIn(len(c.Args))
 	}
-	return providers.Usage{InputTokens: int64(requestTokens(req)), OutputTokens: int64(out)}
+	return providers.Usage{InputTokens: int64(input), OutputTokens: int64(out)}
 }
 
 // firstCall is what a turn's first model call sends besides the replayed

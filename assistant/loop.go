@@ -69,7 +69,6 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 	if forgot {
 		emit(blocks.Block{Kind: blocks.Warning, Content: forgotNote})
 	}
-	system, stable := t.prompt.system()
 	base := history
 	if in := t.in.forModel(); in != "" {
 		// A turn that only carries client tool results has no user text.
@@ -83,7 +82,10 @@ func (t *turn) loop(ctx context.Context, emit func(blocks.Block)) {
 		} else {
 			defs = t.tools.defs() // search_tools may have loaded more
 		}
-		sys, offer := system, defs
+		// Joined each round, not held: a parked turn keeps the prompt's
+		// sections, not a second copy of the whole.
+		sys, stable := t.prompt.system()
+		offer := defs
 		switch {
 		case len(defs) == 0:
 			final = true

@@ -39,8 +39,11 @@ type modelCall struct {
 //
 // The call is a `chat` span (telemetry.go), ended with the usage the call
 // added to mc.out, estimated or reported.
-func (c *conn) stream(ctx context.Context, mc modelCall) (_ string, _ []providers.ToolCall, err error) {
-	s := &callState{mc: mc, limit: mc.out.callLimit()}
+func (c *conn) stream(ctx context.Context, call modelCall) (_ string, _ []providers.ToolCall, err error) {
+	// The call is s.mc from here on, whose request is dropped once the
+	// stream has begun (see step): nothing here may hold it longer.
+	s := &callState{mc: call, limit: call.out.callLimit(), input: requestTokens(call.req)}
+	mc := &s.mc
 	ctx = s.span.begin(ctx, c, mc.req, mc.out)
 	defer func() { s.span.end(ctx, mc.out, err) }()
 	pctx, undrain := c.drainOnStop(ctx, mc.stop)
@@ -115,6 +118,7 @@ type callState struct {
 	text     strings.Builder
 	calls    []providers.ToolCall
 	clean    providers.Cleaner // inline reasoning out, leaked tool markup dropped
+	input    int               // the request's tokens, by estimate (budget.go)
 	started  bool              // the request reached the provider's stream
 	reported bool              // the server reported usage
 	drained  int               // bytes read unseen after the stop
@@ -166,7 +170,12 @@ func (s *callState) step(ctx context.Context, ev providers.Event, err error) (ca
 		}
 		return false, true, err
 	}
-	s.started = true
+	if !s.started {
+		// The call is never made again once it streamed: a parked turn
+		// need not hold the request (its system prompt, its messages)
+		// while the answer streams.
+		s.started, s.mc.req = true, nil
+	}
 	s.span.event(ev)
 	if s.event(ev) {
 		return true, true, nil
@@ -252,7 +261,7 @@ func (s *callState) estimate() {
 	if s.reported || !s.started && s.text.Len() == 0 && s.drained == 0 && len(s.calls) == 0 {
 		return
 	}
-	u := estimatedUsage(s.mc.req, s.text.String(), s.calls)
+	u := estimatedUsage(s.input, s.text.String(), s.calls)
 	u.OutputTokens += int64(s.drained / 4)
 	s.mc.out.charge(u)
 }
