@@ -100,6 +100,34 @@ func TestDrainIsBoundedByDrainTimeout(t *testing.T) {
 	}
 }
 
+// TestDrainIsBoundedWhileTheModelKeepsTalking: a model that goes on
+// streaming after the stop does not hold the turn past DrainTimeout. Each
+// delta restarts the silence bound (ModelIdleTimeout), never the drain's.
+func TestDrainIsBoundedWhileTheModelKeepsTalking(t *testing.T) {
+	steps := fake.Turn{fake.Text("first. ")}
+	for range 2000 { // 10 s of talk
+		steps = append(steps, fake.Delay(5*time.Millisecond), fake.Text("more "))
+	}
+	p := fake.New(append(steps, fake.Usage(1, 1)))
+	h := newHarness(t, p, func(c *assistant.Config) {
+		c.DrainTimeout = 30 * time.Millisecond
+		c.ModelIdleTimeout = time.Second
+	})
+	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
+	if err := h.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
+		t.Fatal(err)
+	}
+	<-rest
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := h.eng.Wait(ctx); err != nil {
+		t.Fatal("a stopped turn kept reading a talking model past DrainTimeout")
+	}
+	if m := h.waitStatus(t, meta.MessageID); m.Status != store.StatusCancelled || m.OutputTokens == 0 {
+		t.Errorf("stored %s with %d output tokens, want cancelled and the drained text estimated", m.Status, m.OutputTokens)
+	}
+}
+
 func TestCancelFromAnotherInstanceStopsTheTurnWithinASecond(t *testing.T) {
 	// Two Engines sharing one Store are two instances of an app.
 	shared := newHarness(t, fake.New(slowTurn()), func(c *assistant.Config) { c.CancelPollInterval = 50 * time.Millisecond })

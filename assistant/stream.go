@@ -46,13 +46,11 @@ func (c *conn) stream(ctx context.Context, call modelCall) (_ string, _ []provid
 	mc := &s.mc
 	ctx = s.span.begin(ctx, c, mc.req, mc.out)
 	defer func() { s.span.end(ctx, mc.out, err) }()
-	pctx, undrain := c.drainOnStop(ctx, mc.stop)
-	defer undrain()
 	defer mc.out.flush(mc.emit)
 	defer s.estimate()
 	var waited time.Duration
 	for attempt := 0; ; attempt++ {
-		capped, err := s.read(pctx, c.provider, c.idle)
+		capped, err := s.read(ctx, c)
 		switch {
 		case capped:
 			return s.text.String(), nil, nil
@@ -67,7 +65,7 @@ func (c *conn) stream(ctx context.Context, call modelCall) (_ string, _ []provid
 			}
 			// Nothing streamed yet: the call can be made again.
 			waited += d
-			if again, err := s.wait(pctx, err, d); !again {
+			if again, err := s.wait(ctx, err, d); !again {
 				return s.text.String(), nil, err
 			}
 			continue
@@ -86,31 +84,6 @@ func (c *conn) stream(ctx context.Context, call modelCall) (_ string, _ []provid
 	return s.text.String(), s.calls, nil
 }
 
-// drainOnStop returns ctx for the provider's stream: once stop ends, it is
-// cancelled after the connection's drain.
-func (c *conn) drainOnStop(ctx context.Context, stop *stopper) (context.Context, func()) {
-	pctx, pcancel := context.WithCancel(ctx)
-	if stop == nil {
-		return pctx, pcancel
-	}
-	var mu sync.Mutex
-	var drain *time.Timer // bounds the drain, set once the turn stops
-	unwatch := context.AfterFunc(stop.ctx, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		drain = time.AfterFunc(c.drain, pcancel)
-	})
-	return pctx, func() {
-		unwatch()
-		mu.Lock()
-		if drain != nil {
-			drain.Stop()
-		}
-		mu.Unlock()
-		pcancel()
-	}
-}
-
 // callState is what one model call collected so far.
 type callState struct {
 	mc       modelCall
@@ -125,28 +98,99 @@ type callState struct {
 	span     chatSpan          // the call's span
 }
 
-// read streams one attempt of the call. It reports whether the output cap
-// ended it, or the provider's error.
-func (s *callState) read(ctx context.Context, p providers.Provider, idle time.Duration) (bool, error) {
-	var timer *time.Timer
-	if idle > 0 {
-		// A stream silent for idle is ended as a timeout: a stalled
-		// server must not hold the user until TurnTimeout.
-		var cancel context.CancelCauseFunc
-		ctx, cancel = context.WithCancelCause(ctx)
-		defer cancel(nil)
-		timer = time.AfterFunc(idle, func() { cancel(errStalled) })
-		defer timer.Stop()
-	}
-	for ev, err := range p.Stream(ctx, s.mc.req) {
-		if timer != nil {
-			timer.Reset(idle)
-		}
+// read streams one attempt of the call on c. It reports whether the output
+// cap ended it, or the provider's error.
+func (s *callState) read(ctx context.Context, c *conn) (bool, error) {
+	ctx, w := watch(ctx, c.idle, c.drain, s.mc.stop)
+	defer w.end()
+	for ev, err := range c.provider.Stream(ctx, s.mc.req) {
+		w.alive()
 		if capped, done, err := s.step(ctx, ev, err); done {
 			return capped, err
 		}
 	}
 	return false, stalled(ctx)
+}
+
+// watchdog ends one attempt's stream: with errStalled once it is silent
+// for idle (a stalled server must not hold the user until TurnTimeout),
+// and once the turn is stopped, after the drain, whatever it streams (what
+// still comes is read unseen, for its usage). One timer serves both.
+type watchdog struct {
+	mu       sync.Mutex
+	timer    *time.Timer // nil while neither bound is set
+	idle     time.Duration
+	draining bool
+	cancel   context.CancelCauseFunc
+	unwatch  func() bool
+}
+
+// watch returns the context of an attempt under parent, and its watchdog;
+// stop may be nil, and idle <= 0 sets no silence bound.
+func watch(parent context.Context, idle, drain time.Duration, stop *stopper) (context.Context, *watchdog) {
+	w := &watchdog{idle: idle}
+	if idle <= 0 && stop == nil {
+		return parent, w
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	w.cancel = cancel
+	if idle > 0 {
+		w.timer = time.AfterFunc(idle, w.fire)
+	}
+	if stop != nil {
+		w.unwatch = context.AfterFunc(stop.ctx, func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.draining = true
+			if w.timer == nil {
+				w.timer = time.AfterFunc(drain, w.fire)
+			} else {
+				w.timer.Reset(drain)
+			}
+		})
+	}
+	return ctx, w
+}
+
+// fire ends the attempt: a stall, unless the turn was stopped meanwhile.
+func (w *watchdog) fire() {
+	w.mu.Lock()
+	draining := w.draining
+	w.mu.Unlock()
+	if draining {
+		w.cancel(context.Canceled)
+	} else {
+		w.cancel(errStalled)
+	}
+}
+
+// alive says the stream sent something: the silence bound starts again.
+// Once the turn is stopped the drain's bound stands.
+func (w *watchdog) alive() {
+	if w.idle <= 0 {
+		return
+	}
+	w.mu.Lock()
+	if !w.draining {
+		w.timer.Reset(w.idle)
+	}
+	w.mu.Unlock()
+}
+
+// end releases the attempt's context and timer.
+func (w *watchdog) end() {
+	if w.cancel == nil {
+		return
+	}
+	if w.unwatch != nil {
+		w.unwatch()
+	}
+	w.mu.Lock()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+	w.mu.Unlock()
+	w.cancel(nil)
 }
 
 // errStalled is the cause of a call ended for a silent stream.
