@@ -128,6 +128,28 @@ func TestDrainIsBoundedWhileTheModelKeepsTalking(t *testing.T) {
 	}
 }
 
+// TestASilentDrainEndsAtTheIdleTimeout: a stopped turn on a model gone
+// silent is held for ModelIdleTimeout when that ends before DrainTimeout.
+func TestASilentDrainEndsAtTheIdleTimeout(t *testing.T) {
+	h := newHarness(t, stallingModel{}, func(c *assistant.Config) {
+		c.ModelIdleTimeout = 300 * time.Millisecond
+		c.DrainTimeout = time.Minute
+	})
+	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
+	if err := h.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
+		t.Fatal(err)
+	}
+	<-rest
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.eng.Wait(ctx); err != nil {
+		t.Fatal("a stopped turn waited on a silent model past ModelIdleTimeout")
+	}
+	if m := h.waitStatus(t, meta.MessageID); m.Status != store.StatusCancelled {
+		t.Errorf("stored %s, want cancelled", m.Status)
+	}
+}
+
 func TestCancelFromAnotherInstanceStopsTheTurnWithinASecond(t *testing.T) {
 	// Two Engines sharing one Store are two instances of an app.
 	shared := newHarness(t, fake.New(slowTurn()), func(c *assistant.Config) { c.CancelPollInterval = 50 * time.Millisecond })

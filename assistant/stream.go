@@ -114,15 +114,16 @@ func (s *callState) read(ctx context.Context, c *conn) (bool, error) {
 
 // watchdog ends one attempt's stream: with errStalled once it is silent
 // for idle (a stalled server must not hold the user until TurnTimeout),
-// and once the turn is stopped, after the drain, whatever it streams (what
-// still comes is read unseen, for its usage). One timer serves both.
+// and once the turn is stopped, at the drain's end at the latest, whatever
+// it streams (what still comes is read unseen, for its usage). One timer
+// serves both bounds.
 type watchdog struct {
-	mu       sync.Mutex
-	timer    *time.Timer // nil while neither bound is set
-	idle     time.Duration
-	draining bool
-	cancel   context.CancelCauseFunc
-	unwatch  func() bool
+	mu      sync.Mutex
+	timer   *time.Timer // nil while neither bound is set
+	idle    time.Duration
+	drainAt time.Time // when the drain ends; zero until the turn is stopped
+	cancel  context.CancelCauseFunc
+	unwatch func() bool
 }
 
 // watch returns the context of an attempt under parent, and its watchdog;
@@ -141,10 +142,11 @@ func watch(parent context.Context, idle, drain time.Duration, stop *stopper) (co
 		w.unwatch = context.AfterFunc(stop.ctx, func() {
 			w.mu.Lock()
 			defer w.mu.Unlock()
-			w.draining = true
+			w.drainAt = time.Now().Add(drain)
 			if w.timer == nil {
 				w.timer = time.AfterFunc(drain, w.fire)
-			} else {
+			} else if drain < w.idle {
+				// Else the silence bound, which ends first, stands.
 				w.timer.Reset(drain)
 			}
 		})
@@ -155,7 +157,7 @@ func watch(parent context.Context, idle, drain time.Duration, stop *stopper) (co
 // fire ends the attempt: a stall, unless the turn was stopped meanwhile.
 func (w *watchdog) fire() {
 	w.mu.Lock()
-	draining := w.draining
+	draining := !w.drainAt.IsZero()
 	w.mu.Unlock()
 	if draining {
 		w.cancel(context.Canceled)
@@ -164,16 +166,18 @@ func (w *watchdog) fire() {
 	}
 }
 
-// alive says the stream sent something: the silence bound starts again.
-// Once the turn is stopped the drain's bound stands.
+// alive says the stream sent something: the silence bound starts again,
+// within the drain's once the turn is stopped.
 func (w *watchdog) alive() {
 	if w.idle <= 0 {
 		return
 	}
 	w.mu.Lock()
-	if !w.draining {
-		w.timer.Reset(w.idle)
+	d := w.idle
+	if !w.drainAt.IsZero() {
+		d = min(d, time.Until(w.drainAt))
 	}
+	w.timer.Reset(d)
 	w.mu.Unlock()
 }
 
