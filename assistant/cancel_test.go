@@ -100,53 +100,40 @@ func TestDrainIsBoundedByDrainTimeout(t *testing.T) {
 	}
 }
 
-// TestDrainIsBoundedWhileTheModelKeepsTalking: a model that goes on
-// streaming after the stop does not hold the turn past DrainTimeout. Each
-// delta restarts the silence bound (ModelIdleTimeout), never the drain's.
-func TestDrainIsBoundedWhileTheModelKeepsTalking(t *testing.T) {
-	steps := fake.Turn{fake.Text("first. ")}
+// TestADrainEndsAtTheFirstBound holds the two bounds of a stopped turn's
+// drain: a model that goes on talking is cut at DrainTimeout (its deltas
+// restart the silence bound, never the drain's), and a model gone silent at
+// ModelIdleTimeout when that comes first.
+func TestADrainEndsAtTheFirstBound(t *testing.T) {
+	talk := fake.Turn{fake.Text("first. ")}
 	for range 2000 { // 10 s of talk
-		steps = append(steps, fake.Delay(5*time.Millisecond), fake.Text("more "))
+		talk = append(talk, fake.Delay(5*time.Millisecond), fake.Text("more "))
 	}
-	p := fake.New(append(steps, fake.Usage(1, 1)))
-	h := newHarness(t, p, func(c *assistant.Config) {
-		c.DrainTimeout = 30 * time.Millisecond
-		c.ModelIdleTimeout = time.Second
-	})
-	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
-	if err := h.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
-		t.Fatal(err)
-	}
-	<-rest
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-	defer cancel()
-	if err := h.eng.Wait(ctx); err != nil {
-		t.Fatal("a stopped turn kept reading a talking model past DrainTimeout")
-	}
-	if m := h.waitStatus(t, meta.MessageID); m.Status != store.StatusCancelled || m.OutputTokens == 0 {
-		t.Errorf("stored %s with %d output tokens, want cancelled and the drained text estimated", m.Status, m.OutputTokens)
-	}
-}
-
-// TestASilentDrainEndsAtTheIdleTimeout: a stopped turn on a model gone
-// silent is held for ModelIdleTimeout when that ends before DrainTimeout.
-func TestASilentDrainEndsAtTheIdleTimeout(t *testing.T) {
-	h := newHarness(t, stallingModel{}, func(c *assistant.Config) {
-		c.ModelIdleTimeout = 300 * time.Millisecond
-		c.DrainTimeout = time.Minute
-	})
-	meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
-	if err := h.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
-		t.Fatal(err)
-	}
-	<-rest
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := h.eng.Wait(ctx); err != nil {
-		t.Fatal("a stopped turn waited on a silent model past ModelIdleTimeout")
-	}
-	if m := h.waitStatus(t, meta.MessageID); m.Status != store.StatusCancelled {
-		t.Errorf("stored %s, want cancelled", m.Status)
+	for _, tc := range []struct {
+		name        string
+		model       providers.Provider
+		drain, idle time.Duration
+		tokens      bool // the drained text is estimated
+	}{
+		{"a model that keeps talking, past DrainTimeout", fake.New(append(talk, fake.Usage(1, 1))), 30 * time.Millisecond, time.Second, true},
+		{"a silent model, past ModelIdleTimeout", stallingModel{}, time.Minute, 300 * time.Millisecond, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.model, func(c *assistant.Config) { c.DrainTimeout, c.ModelIdleTimeout = tc.drain, tc.idle })
+			meta, rest := startTurn(t, h.eng, assistant.Request{Message: "x"})
+			if err := h.eng.Cancel(context.Background(), alice, meta.ThreadID); err != nil {
+				t.Fatal(err)
+			}
+			<-rest
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := h.eng.Wait(ctx); err != nil {
+				t.Fatal("a stopped turn kept reading " + tc.name)
+			}
+			if m := h.waitStatus(t, meta.MessageID); m.Status != store.StatusCancelled || tc.tokens && m.OutputTokens == 0 {
+				t.Errorf("stored %s with %d output tokens, want cancelled (drained text estimated: %v)", m.Status, m.OutputTokens, tc.tokens)
+			}
+		})
 	}
 }
 
