@@ -102,8 +102,9 @@ func TestDrainIsBoundedByDrainTimeout(t *testing.T) {
 
 // TestADrainEndsAtTheFirstBound holds the two bounds of a stopped turn's
 // drain: a model that goes on talking is cut at DrainTimeout (its deltas
-// restart the silence bound, never the drain's), and a model gone silent at
-// ModelIdleTimeout when that comes first.
+// restart the silence bound, never the drain's), with or without a silence
+// bound, and a model gone silent at whichever of ModelIdleTimeout and
+// DrainTimeout comes first.
 func TestADrainEndsAtTheFirstBound(t *testing.T) {
 	talk := fake.Turn{fake.Text("first. ")}
 	for range 2000 { // 10 s of talk
@@ -116,7 +117,9 @@ func TestADrainEndsAtTheFirstBound(t *testing.T) {
 		tokens      bool // the drained text is estimated
 	}{
 		{"a model that keeps talking, past DrainTimeout", fake.New(append(talk, fake.Usage(1, 1))), 30 * time.Millisecond, time.Second, true},
+		{"a model that keeps talking, with no silence bound", fake.New(append(talk, fake.Usage(1, 1))), 30 * time.Millisecond, -1, true},
 		{"a silent model, past ModelIdleTimeout", stallingModel{}, time.Minute, 300 * time.Millisecond, false},
+		{"a silent model, past DrainTimeout", stallingModel{}, 30 * time.Millisecond, time.Minute, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.model, func(c *assistant.Config) { c.DrainTimeout, c.ModelIdleTimeout = tc.drain, tc.idle })

@@ -121,7 +121,9 @@ type watchdog struct {
 	mu      sync.Mutex
 	timer   *time.Timer // nil while neither bound is set
 	idle    time.Duration
+	idleAt  time.Time // when the silence bound ends; zero without one
 	drainAt time.Time // when the drain ends; zero until the turn is stopped
+	ended   bool      // the attempt is over: a late stop sets no timer
 	cancel  context.CancelCauseFunc
 	unwatch func() bool
 }
@@ -136,6 +138,7 @@ func watch(parent context.Context, idle, drain time.Duration, stop *stopper) (co
 	ctx, cancel := context.WithCancelCause(parent)
 	w.cancel = cancel
 	if idle > 0 {
+		w.idleAt = time.Now().Add(idle)
 		w.timer = time.AfterFunc(idle, w.fire)
 	}
 	if stop != nil {
@@ -143,12 +146,14 @@ func watch(parent context.Context, idle, drain time.Duration, stop *stopper) (co
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			w.drainAt = time.Now().Add(drain)
-			if w.timer == nil {
+			switch {
+			case w.ended:
+			case w.timer == nil:
 				w.timer = time.AfterFunc(drain, w.fire)
-			} else if drain < w.idle {
-				// Else the silence bound, which ends first, stands.
+			case w.drainAt.Before(w.idleAt):
 				w.timer.Reset(drain)
 			}
+			// Else the silence bound, which ends first, stands.
 		})
 	}
 	return ctx, w
@@ -173,9 +178,11 @@ func (w *watchdog) alive() {
 		return
 	}
 	w.mu.Lock()
+	now := time.Now()
+	w.idleAt = now.Add(w.idle)
 	d := w.idle
 	if !w.drainAt.IsZero() {
-		d = min(d, time.Until(w.drainAt))
+		d = min(d, w.drainAt.Sub(now))
 	}
 	w.timer.Reset(d)
 	w.mu.Unlock()
@@ -190,6 +197,7 @@ func (w *watchdog) end() {
 		w.unwatch()
 	}
 	w.mu.Lock()
+	w.ended = true
 	if w.timer != nil {
 		w.timer.Stop()
 	}
