@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 	"weak"
@@ -12,10 +13,12 @@ import (
 	"github.com/parleyhq/parley/providers"
 )
 
-// retainProbe is a model that, once its answer has begun, waits to be
-// released, and keeps only weak pointers to the request it was given: to
-// the request and its system prompt's bytes.
+// retainProbe is a model whose first call, once its answer has begun,
+// waits to be released, and keeps only weak pointers to the request it was
+// given: to the request and its system prompt's bytes. Later calls (a
+// title, say) answer at once.
 type retainProbe struct {
+	calls     atomic.Int32
 	streaming chan struct{}
 	release   chan struct{}
 	req       weak.Pointer[providers.Request]
@@ -23,6 +26,13 @@ type retainProbe struct {
 }
 
 func (p *retainProbe) Stream(ctx context.Context, req *providers.Request) iter.Seq2[providers.Event, error] {
+	if p.calls.Add(1) > 1 {
+		return func(yield func(providers.Event, error) bool) {
+			if yield(providers.Event{Kind: providers.TextDelta, Text: "Done."}, nil) {
+				yield(providers.Event{Kind: providers.FinishEvent, Finish: providers.FinishStop}, nil)
+			}
+		}
+	}
 	p.req = weak.Make(req)
 	p.system = weak.Make(unsafe.StringData(req.System))
 	return func(yield func(providers.Event, error) bool) {
