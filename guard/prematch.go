@@ -81,18 +81,19 @@ func compilePre(re *syntax.Regexp) *preNode {
 		if len(re.Rune) == 0 {
 			return maybeNode()
 		}
+		wide := false
 		for k := 0; k+1 < len(re.Rune); k += 2 {
 			lo, hi := re.Rune[k], re.Rune[k+1]
 			for r := lo; r <= hi && r < utf8.RuneSelf; r++ {
 				n.addFirst(byte(r))
 			}
-			if hi >= utf8.RuneSelf {
-				// Lead bytes of multi-byte runes, and of the bytes an
-				// invalid sequence decodes from (U+FFFD, one byte each).
-				for c := 0x80; c <= 0xFF; c++ {
-					n.addFirst(byte(c))
-				}
-			}
+			wide = wide || hi >= utf8.RuneSelf
+		}
+		if wide {
+			// Lead bytes of multi-byte runes, and of the bytes an invalid
+			// sequence decodes from (U+FFFD, one byte each). Set once: a
+			// class such as \pL has hundreds of ranges past ASCII.
+			n.first[2], n.first[3] = ^uint64(0), ^uint64(0)
 		}
 	case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
 		n.op, n.nl = preClass, re.Op == syntax.OpAnyCharNotNL
