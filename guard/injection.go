@@ -94,11 +94,71 @@ type lazyRE struct {
 }
 
 func newLazyRE(src string) (*lazyRE, error) {
-	tree, err := syntax.Parse(src, syntax.Perl)
+	tree, err := parseRule(src)
 	if err != nil {
 		return nil, err
 	}
 	return &lazyRE{tree: tree}, nil
+}
+
+// The rules' separators (reSep, reGap3, reGap8, reBound) are spelled with
+// the class of reBound, about 1,900 times in the built-in rules. Parsed
+// anew each time (the Unicode tables of \pL and \pN merged, negated and
+// sorted), it was a quarter of the CPU of building the rules. parseRule
+// parses a source with it spelled as a placeholder, a class of two
+// private-use runes, and puts the class, parsed once, in each
+// placeholder's place; the tree is the one syntax.Parse returns
+// (TestParseRuleIsSyntaxParse).
+const sepPlaceholder = `[\x{F8F0}\x{F8F2}]`
+
+// sepRunes is reBound's class, parsed once.
+var sepRunes = sync.OnceValue(func() []rune {
+	re, err := syntax.Parse(reBound, syntax.Perl)
+	if err != nil || re.Op != syntax.OpCharClass {
+		panic(fmt.Sprintf("guard: reBound %q is not a class: %v", reBound, err))
+	}
+	return re.Rune
+})
+
+// parseRule is syntax.Parse(src, syntax.Perl), with reBound's class parsed
+// once (see sepPlaceholder). A source whose tree might not be the same
+// that way is parsed as written: one with a case-folding flag (folding
+// adds runes to a class), or with the placeholder's runes of its own.
+func parseRule(src string) (*syntax.Regexp, error) {
+	n := strings.Count(src, reBound)
+	if n == 0 || foldFlag.MatchString(src) || strings.ContainsFunc(src, isPlaceholderRune) {
+		return syntax.Parse(src, syntax.Perl)
+	}
+	tree, err := syntax.Parse(strings.ReplaceAll(src, reBound, sepPlaceholder), syntax.Perl)
+	if err != nil || fillSeparators(tree, sepRunes()) != n {
+		// The parser merged a placeholder into another class or factored
+		// it out of an alternation, or the error must quote the source as
+		// written.
+		return syntax.Parse(src, syntax.Perl)
+	}
+	return tree, nil
+}
+
+// foldFlag finds a flag group that turns case folding on.
+var foldFlag = regexp.MustCompile(`\(\?[a-zA-Z]*i`)
+
+func isPlaceholderRune(r rune) bool { return r >= 0xF8F0 && r <= 0xF8F2 }
+
+// fillSeparators puts cls in place of every placeholder class of tree, and
+// returns how many it filled. Parsing never copies a node, so when that is
+// every placeholder of the source, each is a class of its own in the
+// tree, where syntax.Parse of the source has reBound's.
+func fillSeparators(tree *syntax.Regexp, cls []rune) int {
+	if tree.Op == syntax.OpCharClass && len(tree.Rune) == 4 &&
+		tree.Rune[0] == 0xF8F0 && tree.Rune[1] == 0xF8F0 && tree.Rune[2] == 0xF8F2 && tree.Rune[3] == 0xF8F2 {
+		tree.Rune = cls[:len(cls):len(cls)] // shared: an append copies
+		return 1
+	}
+	n := 0
+	for _, sub := range tree.Sub {
+		n += fillSeparators(sub, cls)
+	}
+	return n
 }
 
 func (l *lazyRE) get() *regexp.Regexp {
