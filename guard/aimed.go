@@ -103,7 +103,10 @@ type aimLexicon struct {
 
 // aimedTables builds the lexicon once per process, the first time a guard
 // scans text.
-var aimedTables = sync.OnceValue(func() *aimLexicon {
+var aimedTables = sync.OnceValue(newAimLexicon)
+
+// newAimLexicon builds the lexicon.
+func newAimLexicon() *aimLexicon {
 	index := map[string]int{}
 	var texts []string
 	var entries []aimEntry
@@ -141,7 +144,7 @@ var aimedTables = sync.OnceValue(func() *aimLexicon {
 	}
 	lx.targets = newMatcher(tt, false, nil)
 	return lx
-})
+}
 
 // aimTargets are the classes of targets: a clause without one is not read.
 const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery | aBecome | aMode | aData | aAnswer | aCode

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/parleyhq/parley/internal/guardmodel"
 )
 
 // benignText is an ordinary English support message of about n bytes.
@@ -90,4 +92,22 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkBuildTables builds what the first scan of a process builds:
+// the injection rules and their automata, the aimed lexicon's matcher, the
+// PII scanner and the learned layer's weights. A process's first message
+// waits for it, and under the race detector each test binary pays it
+// about eight times over.
+func BenchmarkBuildTables(b *testing.B) {
+	for b.Loop() {
+		if _, err := compileInjection(injectionRules, compactPhrases(), true); err != nil {
+			b.Fatal(err)
+		}
+		newAimLexicon()
+		newPIIScanner()
+		if _, err := guardmodel.Decode(modelBin); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
