@@ -91,13 +91,26 @@ func PostgresDSN(t testing.TB) string {
 	return dsn
 }
 
-// OpenPostgres opens dsn with the pgx driver, closed when the test ends.
+// PoolConns caps every pool OpenPostgres opens. CI runs four test binaries
+// at once (go test -p 4), and the PostgreSQL suites among them share the
+// server's default max_connections of 100: uncapped, one suite's 32
+// concurrent deciders and another's 64 concurrent streams took every
+// connection, and a third suite's connections were refused with "too many
+// clients already". A test that races more goroutines than this still
+// races this many transactions; the rest wait for a connection, as they
+// would behind a host's pool.
+const PoolConns = 8
+
+// OpenPostgres opens dsn with the pgx driver, at most PoolConns
+// connections at once, closed when the test ends. A test may set its own
+// cap on the pool it gets.
 func OpenPostgres(t testing.TB, dsn string) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		t.Fatalf("sqltest: open PostgreSQL: %v", err)
 	}
+	db.SetMaxOpenConns(PoolConns)
 	t.Cleanup(func() { db.Close() })
 	return db
 }
@@ -127,6 +140,7 @@ func adminDB(dsn string) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxIdleConns(2)
+	db.SetMaxOpenConns(PoolConns) // parallel tests creating schemas wait for one
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
