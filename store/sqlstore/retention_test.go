@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parleyhq/parley/internal/racesplit"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/sqlstore"
 )
@@ -97,6 +98,9 @@ func TestDeleteThreadsOlderThanInBatches(t *testing.T) {
 	const old, recent = 1234, 3
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
+			if b.name != "Postgres" {
+				racesplit.Skip(t) // 1,237 SQLite inserts took 3-9 s under -race, and nothing here is concurrent
+			}
 			db := b.open(t)
 			s := migrated(t, db)
 			ctx := t.Context()
