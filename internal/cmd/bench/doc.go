@@ -34,9 +34,12 @@
 // a turn ended too soon).
 // Each side runs in a child process of its own, so one side's freed memory
 // cannot hide the other's. Once every turn has had a text delta it
-// prints, per in-flight turn, the heap (runtime.MemStats.HeapAlloc after a
-// GC, with the pool's idle connections closed first: they belong to no
-// parked turn, and how many the tool rounds leave varies from run to run) and the RSS (VmRSS of /proc/self/status after
+// prints, per in-flight turn, the heap (the live heap a collection marked,
+// runtime/metrics' /gc/heap/live:bytes, with the pool's idle connections
+// closed first: they belong to no parked turn, and how many the tool
+// rounds leave varies from run to run; HeapAlloc read after the
+// collection would also count the garbage the streaming turns make in
+// the meantime) and the RSS (VmRSS of /proc/self/status after
 // debug.FreeOSMemory) over the baseline taken before the turns, at that
 // moment and again after -hold (20s): growth between the two is memory a
 // parked turn gains while it streams. It prints the goroutines per turn

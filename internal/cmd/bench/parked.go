@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ type parkedResult struct {
 	N                         int
 	InFlightAfter             time.Duration // from the first start until every turn had a text delta
 	EndedEarly                int64         // turns that had ended by the in-flight snapshot or the one after the hold
-	HeapBase, HeapIn, HeapEnd uint64        // HeapAlloc after GC: before, when all are in flight, after the hold
+	HeapBase, HeapIn, HeapEnd uint64        // live heap marked by a GC: before, when all are in flight, after the hold
 	RSSBase, RSSIn, RSSEnd    int64         // VmRSS in bytes, after debug.FreeOSMemory, same points
 	GBase, GIn, GEnd          int           // runtime.NumGoroutine, same points
 	GAfter                    int           // once every turn ended and idle connections closed
@@ -231,11 +232,16 @@ func parkedSide(side, base string, o parkedOpts) error {
 		// a side has left over from the tool rounds varies from run to run.
 		hc.CloseIdleConnections()
 		time.Sleep(200 * time.Millisecond) // for their goroutines to end
-		runtime.GC()
-		debug.FreeOSMemory()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc, vmRSS(), runtime.NumGoroutine()
+		// The live heap the collection marked, not HeapAlloc read after
+		// it: the parked turns keep streaming, and what they allocate
+		// between the collection and the read is garbage, counted as
+		// heap. With 10,000 turns that is 33,000 deltas a second, and
+		// HeapAlloc read after debug.FreeOSMemory had 5-30 KB a turn of
+		// it, more the bigger the heap the scavenger walks.
+		debug.FreeOSMemory() // a collection, then memory returned for the RSS
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(live)
+		return live[0].Value.Uint64(), vmRSS(), runtime.NumGoroutine()
 	}
 	res.HeapBase, res.RSSBase, res.GBase = snap()
 	if err := writeHeapProfile(o.heapProfile, side+".base"); err != nil {
