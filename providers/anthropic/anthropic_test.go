@@ -601,3 +601,14 @@ func TestACharacterSplitAcrossEventsJoinsAgain(t *testing.T) {
 	}
 	providertest.WantSplitCharactersJoined(t, o.events)
 }
+
+// A stream parked on a quiet model holds none of its request: neither
+// the body anthropic-sdk-go keeps for a retry nor the one http.Transport
+// sent.
+func TestAParkedStreamHoldsNoneOfItsRequest(t *testing.T) {
+	ts := providertest.StallServer(t, "text/event-stream",
+		"event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"usage\":{\"input_tokens\":1,\"output_tokens\":0}}}\n\n"+
+			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"+
+			"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"hi\"}}\n\n")
+	providertest.ParkedStreamsHoldNoRequest(t, anthropic.New(anthropic.Config{BaseURL: ts.URL, Model: "m", APIKey: "k"}))
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/option"
 	"github.com/anthropics/anthropic-sdk-go/packages/ssestream"
 
+	"github.com/parleyhq/parley/internal/sentbody"
 	"github.com/parleyhq/parley/providers"
 )
 
@@ -111,6 +112,12 @@ func New(cfg Config) *Provider {
 		// variables and can record prompts; a library takes neither
 		// configuration nor telemetry policy from the environment.
 		option.WithoutOpenTelemetry(),
+		// The request body is sent from a copy let go of once the response
+		// comes: the SDK's own, kept for a retry, and the one the
+		// transport keeps until the stream ends would hold the whole
+		// request (the system prompt, the tools, the thread) for as long
+		// as the model talks.
+		option.WithMiddleware(sentbody.Middleware),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))

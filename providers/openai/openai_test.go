@@ -416,3 +416,11 @@ func TestACharacterSplitAcrossChunksJoinsAgain(t *testing.T) {
 	}
 	providertest.WantSplitCharactersJoined(t, o.events)
 }
+
+// A stream parked on a quiet model holds none of its request: neither
+// the body openai-go keeps for a retry nor the one http.Transport sent.
+func TestAParkedStreamHoldsNoneOfItsRequest(t *testing.T) {
+	ts := providertest.StallServer(t, "text/event-stream",
+		`data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"hi"}}]}`+"\n\n")
+	providertest.ParkedStreamsHoldNoRequest(t, openai.New(openai.Config{BaseURL: ts.URL, Model: "m"}))
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/shared"
 
+	"github.com/parleyhq/parley/internal/sentbody"
 	"github.com/parleyhq/parley/providers"
 )
 
@@ -85,6 +86,12 @@ func New(cfg Config) *Provider {
 		option.WithBaseURL(base),
 		option.WithHTTPClient(hc),
 		option.WithMaxRetries(max(cfg.MaxRetries, 0)),
+		// The request body is sent from a copy let go of once the response
+		// comes: the SDK's own, kept for a retry, and the one the
+		// transport keeps until the stream ends would hold the whole
+		// request (the system prompt, the tools, the thread) for as long
+		// as the model talks.
+		option.WithMiddleware(sentbody.Middleware),
 	}
 	if cfg.APIKey != "" {
 		opts = append(opts, option.WithAPIKey(cfg.APIKey))
