@@ -35,6 +35,10 @@
 //   - Breaking out of the loop returns promptly and leaves no goroutine
 //     behind; concurrent streams do not interfere.
 //
+// ParkedStreamsHoldNoRequest, run apart from the suite against a
+// StallServer, checks what a stream holds while the model talks: none of
+// its request.
+//
 // # Writing a Harness
 //
 // MakeModel is called once per subtest and must return a fresh provider
