@@ -122,11 +122,19 @@ var sepRunes = sync.OnceValue(func() []rune {
 
 // parseRule is syntax.Parse(src, syntax.Perl), with reBound's class parsed
 // once (see sepPlaceholder). A source whose tree might not be the same
-// that way is parsed as written: one with a case-folding flag (folding
-// adds runes to a class), or with the placeholder's runes of its own.
+// that way is parsed as written:
+//   - one with a case-folding flag (folding adds runes to a class);
+//   - one that could spell the placeholder itself, with its runes or with
+//     \x{...} (with the count below, "\Q[^\pL\pN]\E[\x{F8F0}\x{F8F2}]"
+//     would put the class in the wrong place);
+//   - one over 16 KiB: the parser refuses a tree of more than 32 million
+//     class runes, and counts each separator's 1,496, which the
+//     placeholder's two would hide (a class spelled in a byte of source
+//     has at most about a thousand runes).
 func parseRule(src string) (*syntax.Regexp, error) {
 	n := strings.Count(src, reBound)
-	if n == 0 || foldFlag.MatchString(src) || strings.ContainsFunc(src, isPlaceholderRune) {
+	if n == 0 || len(src) > 16<<10 || foldFlag.MatchString(src) ||
+		strings.Contains(src, `\x{`) || strings.ContainsFunc(src, isPlaceholderRune) {
 		return syntax.Parse(src, syntax.Perl)
 	}
 	tree, err := syntax.Parse(strings.ReplaceAll(src, reBound, sepPlaceholder), syntax.Perl)

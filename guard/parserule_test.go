@@ -55,6 +55,13 @@ func TestParseRuleIsSyntaxParse(t *testing.T) {
 		"\uf8f0" + reBound,                        // the placeholder's rune, as written
 		sepPlaceholder + reBound,                  // the placeholder, as written
 		reBound + `(`,                             // an error, quoting the source
+		// A placeholder spelled in the source, where one of the
+		// separators' is quoted or escaped away (a reviewer's cases).
+		`\Q` + reBound + `\E` + sepPlaceholder,
+		`\Q` + reBound + `\E(?:\x{F8F0}|\x{F8F2})`,
+		`\` + reBound + sepPlaceholder,
+		`[a` + reBound + `[\x{f8f2}\x{f8f0}]`,
+		`\Q` + reBound + `\E[\x{000F8F0}\x{F8F2}]`,
 		reBound + `\pX`,
 	} {
 		checkParseRule(t, src)
@@ -71,6 +78,19 @@ func TestParseRuleSharesTheClass(t *testing.T) {
 	}
 	if n := countClass(tree, sepRunes()); n != strings.Count(src, reBound) {
 		t.Errorf("%d classes share reBound's runes, want %d", n, strings.Count(src, reBound))
+	}
+}
+
+// A source over 16 KiB is parsed as written: the parser's limit on class
+// runes (32 million, 22,500 separators) must apply to it as to the
+// source.
+func TestParseRuleParsesALongSourceAsWritten(t *testing.T) {
+	tree, err := parseRule(strings.Repeat(reBound, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countClass(tree, sepRunes()); n != 0 {
+		t.Errorf("%d classes of a 2,000-separator source share reBound's runes, want none", n)
 	}
 }
 

@@ -48,10 +48,12 @@ func Middleware(req *http.Request, next func(*http.Request) (*http.Response, err
 	if err != nil {
 		return next(req)
 	}
+	req.Body.Close() // never sent: the copy is
 	s := &source{b: b}
 	r2 := new(http.Request)
 	*r2 = *req // as http.Request.WithContext does
-	r2.Body, r2.GetBody = s.reader(), s.getBody
+	r2.Body, _ = s.getBody()
+	r2.GetBody = s.getBody
 	res, err := next(r2)
 	s.release()
 	return res, err
@@ -63,21 +65,14 @@ type source struct {
 	b  []byte
 }
 
-func (s *source) reader() io.ReadCloser {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return &body{r: bytes.NewReader(s.b)}
-}
-
 // getBody is the sent request's GetBody.
 func (s *source) getBody() (io.ReadCloser, error) {
 	s.mu.Lock()
-	released := s.b == nil
-	s.mu.Unlock()
-	if released {
+	defer s.mu.Unlock()
+	if s.b == nil {
 		return nil, errReleased
 	}
-	return s.reader(), nil
+	return &body{r: bytes.NewReader(s.b)}, nil
 }
 
 func (s *source) release() {

@@ -61,11 +61,13 @@ func TestTheSentBodyIsTheSameAndLetGoOfOnceAnswered(t *testing.T) {
 // A body read to its end lets go of its bytes; so does one closed early.
 func TestABodyLetsGoAtItsEndOrWhenClosed(t *testing.T) {
 	s := &source{b: []byte("abc")}
-	r := s.reader().(*body)
+	rc, _ := s.getBody()
+	r := rc.(*body)
 	if b, err := io.ReadAll(r); err != nil || string(b) != "abc" || r.r != nil {
 		t.Errorf("read %q, %v; holds bytes: %v", b, err, r.r != nil)
 	}
-	r = s.reader().(*body)
+	rc, _ = s.getBody()
+	r = rc.(*body)
 	r.Close()
 	if n, err := r.Read(make([]byte, 3)); n != 0 || err != io.EOF {
 		t.Errorf("read after Close: %d, %v", n, err)

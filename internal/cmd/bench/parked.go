@@ -232,12 +232,15 @@ func parkedSide(side, base string, o parkedOpts) error {
 		// a side has left over from the tool rounds varies from run to run.
 		hc.CloseIdleConnections()
 		time.Sleep(200 * time.Millisecond) // for their goroutines to end
-		// The live heap the collection marked, not HeapAlloc read after
-		// it: the parked turns keep streaming, and what they allocate
-		// between the collection and the read is garbage, counted as
-		// heap. With 10,000 turns that is 33,000 deltas a second, and
-		// HeapAlloc read after debug.FreeOSMemory had 5-30 KB a turn of
-		// it, more the bigger the heap the scavenger walks.
+		// The live heap the last collection marked, not HeapAlloc read
+		// after it: the parked turns keep streaming, and what they
+		// allocate between the collection and the read is garbage,
+		// counted as heap. With 10,000 turns that is 33,000 deltas a
+		// second, and HeapAlloc read after debug.FreeOSMemory had 5-30
+		// KB a turn of it, more the bigger the heap the scavenger walks.
+		// What they allocate while the collection marks is still counted
+		// live. Two collections, so that sync.Pools' victims are gone.
+		runtime.GC()
 		debug.FreeOSMemory() // a collection, then memory returned for the RSS
 		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		metrics.Read(live)
