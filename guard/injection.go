@@ -138,13 +138,26 @@ func parseRule(src string) (*syntax.Regexp, error) {
 		return syntax.Parse(src, syntax.Perl)
 	}
 	tree, err := syntax.Parse(strings.ReplaceAll(src, reBound, sepPlaceholder), syntax.Perl)
-	if err != nil || fillSeparators(tree, sepRunes()) != n {
+	if err != nil || fillSeparators(tree, sepRunes()) != n || hasSepTwin(tree, sepRunes()) {
 		// The parser merged a placeholder into another class or factored
-		// it out of an alternation, or the error must quote the source as
-		// written.
+		// it out of an alternation, or a class spelled another way
+		// ([^\pN\pL]) would have been factored with a separator, or the
+		// error must quote the source as written.
 		return syntax.Parse(src, syntax.Perl)
 	}
 	return tree, nil
+}
+
+// hasSepTwin reports whether tree has a class of cls's runes that is not
+// cls itself. The parser factors alternatives that begin with equal
+// classes ("C x|C y" is "C[xy]"), which it cannot see between a
+// placeholder and the same class spelled another way; such a class is
+// still in the tree, and the source is then parsed as written.
+func hasSepTwin(tree *syntax.Regexp, cls []rune) bool {
+	if tree.Op == syntax.OpCharClass && len(tree.Rune) == len(cls) && &tree.Rune[0] != &cls[0] && slices.Equal(tree.Rune, cls) {
+		return true
+	}
+	return slices.ContainsFunc(tree.Sub, func(sub *syntax.Regexp) bool { return hasSepTwin(sub, cls) })
 }
 
 // foldFlag finds a flag group that turns case folding on.

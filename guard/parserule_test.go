@@ -62,6 +62,13 @@ func TestParseRuleIsSyntaxParse(t *testing.T) {
 		`\` + reBound + sepPlaceholder,
 		`[a` + reBound + `[\x{f8f2}\x{f8f0}]`,
 		`\Q` + reBound + `\E[\x{000F8F0}\x{F8F2}]`,
+		// The class spelled another way, where the parser would factor
+		// it with a separator (the second reviewer's cases).
+		reBound + `x|[^\pN\pL]y`,
+		`[^\pN\pL]x|` + reBound + `y`,
+		reBound + `x|[^\p{L}\pN]y`,
+		reBound + `{2}x|[^\pN\pL]{2}y`,
+		`(?:` + reBound + `a|[^\pL\pN\pL]b)`,
 		reBound + `\pX`,
 	} {
 		checkParseRule(t, src)
