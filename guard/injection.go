@@ -109,7 +109,10 @@ func newLazyRE(src string) (*lazyRE, error) {
 // private-use runes, and puts the class, parsed once, in each
 // placeholder's place; the tree is the one syntax.Parse returns
 // (TestParseRuleIsSyntaxParse).
-const sepPlaceholder = `[\x{F8F0}\x{F8F2}]`
+const (
+	sepPlaceholder = `[\x{F8F0}\x{F8F2}]`
+	sepLo, sepHi   = 0xF8F0, 0xF8F2 // its runes, two apart so the parser keeps a class
+)
 
 // sepRunes is reBound's class, parsed once.
 var sepRunes = sync.OnceValue(func() []rune {
@@ -138,48 +141,43 @@ func parseRule(src string) (*syntax.Regexp, error) {
 		return syntax.Parse(src, syntax.Perl)
 	}
 	tree, err := syntax.Parse(strings.ReplaceAll(src, reBound, sepPlaceholder), syntax.Perl)
-	if err != nil || fillSeparators(tree, sepRunes()) != n || hasSepTwin(tree, sepRunes()) {
+	if err != nil {
+		return syntax.Parse(src, syntax.Perl) // its error quotes the source as written
+	}
+	if filled, twin := fillSeparators(tree, sepRunes()); filled != n || twin {
 		// The parser merged a placeholder into another class or factored
 		// it out of an alternation, or a class spelled another way
-		// ([^\pN\pL]) would have been factored with a separator, or the
-		// error must quote the source as written.
+		// ([^\pN\pL]) would have been factored with a separator.
 		return syntax.Parse(src, syntax.Perl)
 	}
 	return tree, nil
 }
 
-// hasSepTwin reports whether tree has a class of cls's runes that is not
-// cls itself. The parser factors alternatives that begin with equal
-// classes ("C x|C y" is "C[xy]"), which it cannot see between a
-// placeholder and the same class spelled another way; such a class is
-// still in the tree, and the source is then parsed as written.
-func hasSepTwin(tree *syntax.Regexp, cls []rune) bool {
-	if tree.Op == syntax.OpCharClass && len(tree.Rune) == len(cls) && &tree.Rune[0] != &cls[0] && slices.Equal(tree.Rune, cls) {
-		return true
-	}
-	return slices.ContainsFunc(tree.Sub, func(sub *syntax.Regexp) bool { return hasSepTwin(sub, cls) })
-}
-
 // foldFlag finds a flag group that turns case folding on.
 var foldFlag = regexp.MustCompile(`\(\?[a-zA-Z]*i`)
 
-func isPlaceholderRune(r rune) bool { return r >= 0xF8F0 && r <= 0xF8F2 }
+func isPlaceholderRune(r rune) bool { return r >= sepLo && r <= sepHi }
 
-// fillSeparators puts cls in place of every placeholder class of tree, and
-// returns how many it filled. Parsing never copies a node, so when that is
+// fillSeparators puts cls in place of every placeholder class of tree. It
+// returns how many it filled (parsing never copies a node, so when that is
 // every placeholder of the source, each is a class of its own in the
-// tree, where syntax.Parse of the source has reBound's.
-func fillSeparators(tree *syntax.Regexp, cls []rune) int {
-	if tree.Op == syntax.OpCharClass && len(tree.Rune) == 4 &&
-		tree.Rune[0] == 0xF8F0 && tree.Rune[1] == 0xF8F0 && tree.Rune[2] == 0xF8F2 && tree.Rune[3] == 0xF8F2 {
-		tree.Rune = cls[:len(cls):len(cls)] // shared: an append copies
-		return 1
+// tree, where syntax.Parse of the source has reBound's), and whether tree
+// has a twin of cls: a class of the same runes spelled another way. The
+// parser factors alternatives that begin with equal classes ("C x|C y" is
+// "C[xy]"), which it could not see between a placeholder and a twin.
+func fillSeparators(tree *syntax.Regexp, cls []rune) (filled int, twin bool) {
+	if tree.Op == syntax.OpCharClass {
+		if slices.Equal(tree.Rune, []rune{sepLo, sepLo, sepHi, sepHi}) {
+			tree.Rune = cls[:len(cls):len(cls)] // shared: an append copies
+			return 1, false
+		}
+		return 0, slices.Equal(tree.Rune, cls)
 	}
-	n := 0
 	for _, sub := range tree.Sub {
-		n += fillSeparators(sub, cls)
+		f, t := fillSeparators(sub, cls)
+		filled, twin = filled+f, twin || t
 	}
-	return n
+	return filled, twin
 }
 
 func (l *lazyRE) get() *regexp.Regexp {
