@@ -32,6 +32,7 @@ const maxHeld = 600
 type claims struct {
 	on       bool               // the turn has made no change: check what the model says
 	held     string             // prose of a sentence not yet ended
+	decided  int                // held[:decided] ends no sentence, whatever follows (phantom.Decided)
 	emit     func(blocks.Block) // where checked prose goes, for the current call
 	route    func(blocks.Block) // c.take as a func value, made once
 	withheld []string           // the sentences withheld from the current call's text, until strip takes them out
@@ -71,7 +72,16 @@ func (c *claims) take(b blocks.Block) {
 // sentence held.
 func (c *claims) release(all bool) {
 	for c.held != "" {
-		n := phantom.SentenceEnd(c.held)
+		// Each delta adds a few bytes to what is held, and a long run
+		// without a full stop goes out maxHeld bytes at a time: the scan
+		// resumes where the last one could decide nothing more, never
+		// at the start again.
+		n := phantom.SentenceEnd(c.held[c.decided:])
+		if n > 0 {
+			n += c.decided
+		} else {
+			c.decided = phantom.Decided(c.held)
+		}
 		switch {
 		case n > 0:
 		case all, strings.ContainsRune(".!?…", lastRune(c.held)):
@@ -87,7 +97,7 @@ func (c *claims) release(all bool) {
 			return
 		}
 		s := c.held[:n]
-		c.held = c.held[n:]
+		c.held, c.decided = c.held[n:], max(0, c.decided-n)
 		c.pass(s)
 	}
 }

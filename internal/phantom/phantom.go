@@ -91,7 +91,7 @@ func SentenceEnd(s string) int {
 		case '。', '！', '？':
 			return skipSpace(s, i)
 		case '.', '!', '?', '…':
-			for i < len(s) && strings.ContainsRune(".!?…", rune(s[i])) { // "?!", "..."
+			for i < len(s) && strings.ContainsRune(sentenceMarks, rune(s[i])) { // "?!", "..."
 				i++
 			}
 			if i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
@@ -101,6 +101,31 @@ func SentenceEnd(s string) int {
 	}
 	return 0
 }
+
+// Decided returns how much of s, in which SentenceEnd found no complete
+// sentence, no later text can change that for: s without the sentence
+// marks that end it ("It ends here." waits for what follows the full
+// stop) and without a rune cut short at its end. A writer that streams
+// text and has seen SentenceEnd(s) == 0 need not read s[:d] again, for
+// d = Decided(s): whatever t follows, SentenceEnd(s+t) is 0 where
+// SentenceEnd((s+t)[d:]) is, and d more where it is not.
+func Decided(s string) int {
+	d := len(strings.TrimRight(s, sentenceMarks))
+	// A rune cut at the end of s may be completed by what follows.
+	for k := d - 1; k >= 0 && k > d-utf8.UTFMax; k-- {
+		if utf8.RuneStart(s[k]) {
+			if !utf8.FullRuneInString(s[k:d]) {
+				d = k
+			}
+			break
+		}
+	}
+	return d
+}
+
+// sentenceMarks end a sentence when a space follows them: at the end of
+// a text, whether one does is not yet known.
+const sentenceMarks = ".!?…"
 
 // skipSpace returns i moved past the spaces and tabs at s[i:] and, if one
 // follows, a single line break.

@@ -73,6 +73,50 @@ func TestSentenceEnd(t *testing.T) {
 	}
 }
 
+func TestDecided(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+	}{
+		{"Version 3", len("Version 3")},
+		{"It ends here.", len("It ends here")},
+		{"Really?!", len("Really")},
+		{"Wait…", len("Wait")},
+		{"Wait\xe2\x80", len("Wait")}, // '…' cut short
+		{"", 0},
+	} {
+		if got := Decided(tc.in); got != tc.want {
+			t.Errorf("Decided(%q) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
+// FuzzSentenceEndResumes holds Decided to its contract: a scan that
+// resumes at Decided(s) finds the sentence end a scan from the start does,
+// whatever follows s.
+func FuzzSentenceEndResumes(f *testing.F) {
+	for _, s := range [][2]string{{"It ends here.", " Next"}, {"Version 3.", "5 is out"}, {"Wait\xe2\x80", "\xa6 yes"}, {"x?", "! y"}, {"..\xe2", "\x80\xa6 z"}, {"完成", "。下"}, {"", "a. b"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, s, next string) {
+		if SentenceEnd(s) != 0 {
+			return
+		}
+		d := Decided(s)
+		if d < 0 || d > len(s) {
+			t.Fatalf("Decided(%q) = %d", s, d)
+		}
+		want := SentenceEnd(s + next)
+		got := SentenceEnd((s + next)[d:])
+		if got > 0 {
+			got += d
+		}
+		if got != want {
+			t.Fatalf("SentenceEnd(%q + %q) = %d, resumed at Decided = %d: %d", s, next, want, d, got)
+		}
+	})
+}
+
 // FuzzClaims holds the check to its contract on any text: no panic, the
 // sentences concatenate to the text, and a sentence's verdict does not
 // depend on the text around it.
