@@ -425,7 +425,7 @@ func newApp(s settings, m models, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	mux.Handle("/", http.FileServerFS(web))
-	csp, err := pagePolicy(web, "index.html")
+	csp, err := embeddedPagePolicy()
 	if err != nil {
 		_ = db.close()
 		return nil, err
