@@ -178,7 +178,7 @@ func runSDK(t *testing.T, node, dir, base, scenario string) sdkResult {
 func TestAISDKChatDrivesTheServer(t *testing.T) {
 	t.Parallel()
 	node, dir := nodeCheck(t)
-	srv, app := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), NoTitles: true})
+	srv, app := newTestApp(t, settings{DatabasePath: testDatabase(t), NoTitles: true})
 	ctx := context.Background()
 	// threadOf is the id alice's chat is stored under: chat ids are each
 	// user's own, so the thread's id is not the chat id.
@@ -284,7 +284,7 @@ func TestAISDKChatDrivesTheServer(t *testing.T) {
 		var logs logBuffer
 		failing := fake.New()
 		failing.SetDefault(fake.Turn{fake.Fail(errors.New("upstream 502 from llm.internal:8443"))})
-		bad, _ := newTestAppWithModel(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), NoTitles: true}, failing, &logs)
+		bad, _ := newTestAppWithModel(t, settings{DatabasePath: testDatabase(t), NoTitles: true}, failing, &logs)
 		r := runSDK(t, node, dir, bad.URL, "error")
 		if r.Status != "error" || r.Error == "" || strings.Contains(r.Error, "llm.internal") {
 			t.Fatalf("status %s, error %q", r.Status, r.Error)

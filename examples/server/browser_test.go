@@ -84,7 +84,7 @@ type tab struct {
 func newTab(t *testing.T) *tab {
 	t.Helper()
 	return newTabOn(t, func() *httptest.Server {
-		srv, _ := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), DemoDelay: demoWordDelay})
+		srv, _ := newTestApp(t, settings{DatabasePath: testDatabase(t), DemoDelay: demoWordDelay})
 		return srv
 	})
 }
@@ -663,7 +663,7 @@ func TestBrowserModelPicker(t *testing.T) {
 	t.Parallel()
 	var requests logBuffer // the model requests the page sent, one JSON body a line
 	tb := newTabOn(t, func() *httptest.Server {
-		h, err := newApp(settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), DemoDelay: demoWordDelay}, twoDemoConnections(), testLogger(io.Discard))
+		h, err := newApp(settings{DatabasePath: testDatabase(t), DemoDelay: demoWordDelay}, twoDemoConnections(), testLogger(io.Discard))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -121,7 +120,7 @@ func notesWithText(t *testing.T, a *app, user, text string) int {
 // a SQLite file, memory, and PostgreSQL when PARLEY_TEST_POSTGRES_DSN is set.
 func forEachStore(t *testing.T, f func(t *testing.T, srv *httptest.Server, a *app)) {
 	for name, s := range map[string]func(t *testing.T) settings{
-		"sqlite":   func(t *testing.T) settings { return settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db")} },
+		"sqlite":   func(t *testing.T) settings { return settings{DatabasePath: testDatabase(t)} },
 		"memory":   func(*testing.T) settings { return settings{} },
 		"postgres": func(t *testing.T) settings { return settings{DatabaseURL: sqltest.PostgresDSN(t)} },
 	} {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -90,7 +89,7 @@ func TestDemoMCPServesEachUsersTools(t *testing.T) {
 }
 
 func TestDemoMCPNoteWaitsForApprovalOnThePage(t *testing.T) {
-	srv, a := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db")})
+	srv, a := newTestApp(t, settings{DatabasePath: testDatabase(t)})
 	before, err := a.notes.list(t.Context(), "alice")
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +150,7 @@ func TestDemoAttachesAnMCPServersTools(t *testing.T) {
 	remoteSrv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return remote }, nil))
 	t.Cleanup(remoteSrv.Close)
 
-	srv, _ := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), MCPTools: remoteSrv.URL})
+	srv, _ := newTestApp(t, settings{DatabasePath: testDatabase(t), MCPTools: remoteSrv.URL})
 	cs := mcpSession(t, srv, "alice")
 	names := mcpToolNames(t, cs)
 	if !slices.Contains(names, "ext_echo") || !slices.Contains(names, "ext_wipe") {

@@ -7,7 +7,6 @@ import (
 	"iter"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -131,7 +130,7 @@ func TestDemoLongThreadStaysInTheWindowAndRemembers(t *testing.T) {
 func demoLongThread(t *testing.T, window int) {
 	var logs logBuffer
 	rec := &recordingModel{demo: demoModel{}}
-	s := settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), ContextWindow: window}
+	s := settings{DatabasePath: testDatabase(t), ContextWindow: window}
 	srv, h := newTestAppWithModel(t, s, rec, &logs)
 	ctx := context.Background()
 

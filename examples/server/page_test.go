@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -261,7 +260,7 @@ func TestBrowserWithheldClaimShowsAWarning(t *testing.T) {
 	model := fake.New()
 	model.SetDefault(fake.Turn{fake.Text("I have deleted note 1. Anything else I can do?")})
 	tb := newTabOn(t, func() *httptest.Server {
-		srv, _ := newTestAppWithModel(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db")}, model, &logBuffer{})
+		srv, _ := newTestAppWithModel(t, settings{DatabasePath: testDatabase(t)}, model, &logBuffer{})
 		return srv
 	})
 	tb.chat(t, "delete note 1 please")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -34,7 +33,7 @@ func restart(t *testing.T, srv *httptest.Server, a *app, s settings) (*httptest.
 // set. The settings name the same database every time they are used.
 func forEachSQLStore(t *testing.T, f func(t *testing.T, s settings)) {
 	for name, s := range map[string]func(t *testing.T) settings{
-		"sqlite":   func(t *testing.T) settings { return settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db")} },
+		"sqlite":   func(t *testing.T) settings { return settings{DatabasePath: testDatabase(t)} },
 		"postgres": func(t *testing.T) settings { return settings{DatabaseURL: sqltest.PostgresDSN(t)} },
 	} {
 		t.Run(name, func(t *testing.T) { f(t, s(t)) })

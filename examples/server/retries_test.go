@@ -4,7 +4,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -44,7 +43,7 @@ func TestAFailedModelCallIsRetriedByOneLayer(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			up, calls := upstream(t, tc.status, tc.header)
-			srv, _ := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db"), NoTitles: true,
+			srv, _ := newTestApp(t, settings{DatabasePath: testDatabase(t), NoTitles: true,
 				LLM: llmSettings{BaseURL: up.URL, Model: "m"}})
 			resp := doReq(t, srv, "POST", "/api/chat/stream", "alice", `{"message":"hi"}`)
 			defer resp.Body.Close()

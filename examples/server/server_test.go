@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -23,7 +22,7 @@ import (
 // here in a temporary directory.
 func newTestServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	srv, _ := newTestApp(t, settings{DatabasePath: filepath.Join(t.TempDir(), "parley.db")})
+	srv, _ := newTestApp(t, settings{DatabasePath: testDatabase(t)})
 	return srv
 }
 
