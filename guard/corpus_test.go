@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/parleyhq/parley/internal/racesplit"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -262,6 +263,7 @@ func TestGenerateObfuscatedCorpus(t *testing.T) {
 // positives on risky-looking benign messages (<= 1%), and PII positives
 // and checksum-failing near misses.
 func TestCorpusRecallAndFalsePositives(t *testing.T) {
+	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	g, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)
