@@ -93,6 +93,11 @@ func (c *claims) release(all bool) {
 			if n <= 0 {
 				n = truncatedLen(c.held, maxHeld)
 			}
+			if n == 0 {
+				// No rune starts in maxHeld bytes: they are not UTF-8,
+				// and no cut splits a rune. (Cutting none looped.)
+				n = maxHeld
+			}
 		default:
 			return
 		}

@@ -24,6 +24,9 @@ func refRelease(c *claims, all bool) {
 			if n <= 0 {
 				n = truncatedLen(c.held, maxHeld)
 			}
+			if n == 0 {
+				n = maxHeld
+			}
 		default:
 			return
 		}
@@ -33,12 +36,31 @@ func refRelease(c *claims, all bool) {
 	}
 }
 
+// A run of bytes that are not UTF-8, with no rune start in its first
+// maxHeld bytes, is passed on, not held for ever: release cut it at 0
+// bytes and looped, emitting empty sentences.
+func TestClaimCheckPassesOnBytesThatAreNotUTF8(t *testing.T) {
+	text := "a" + strings.Repeat("\x80", 700) + " and more"
+	var got []string
+	c := claims{on: true, emit: func(b blocks.Block) {
+		if b.Content == "" || len(got) > 100 {
+			panic("release emits empty or endless sentences")
+		}
+		got = append(got, b.Content)
+	}}
+	c.take(blocks.Block{Kind: blocks.Markdown, Content: text})
+	c.flush()
+	if strings.Join(got, "") != text {
+		t.Errorf("passed on %q, want all of the text", got)
+	}
+}
+
 // FuzzClaimsReleaseAsFromTheStart holds release's resumed scan to the scan
 // from the start: text streamed in any cuts is passed on and withheld in
 // the same sentences.
 func FuzzClaimsReleaseAsFromTheStart(f *testing.F) {
 	long := strings.Repeat("word ", 200) + strings.Repeat("x", 1500) + "... I have deleted note 1. Done"
-	for _, s := range []string{"Sure. I have deleted note 1. Anything else?", long, "a…b… c\xe2\x80", "完成。我已删除", "3.5 is out. Really?! Yes"} {
+	for _, s := range []string{"Sure. I have deleted note 1. Anything else?", long, "a…b… c\xe2\x80", "完成。我已删除", "3.5 is out. Really?! Yes", "a" + strings.Repeat("\x80", 700)} {
 		f.Add(s, []byte{1, 7, 3, 250, 2})
 	}
 	f.Fuzz(func(t *testing.T, text string, cuts []byte) {
