@@ -95,7 +95,7 @@ func (c *claims) release(all bool) {
 			}
 			if n == 0 {
 				// No rune starts in maxHeld bytes: they are not UTF-8,
-				// and no cut splits a rune. (Cutting none looped.)
+				// no cut splits a rune, and cutting none would loop.
 				n = maxHeld
 			}
 		default:

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/parleyhq/parley/internal/racesplit"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/parleyhq/parley/internal/racesplit"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/corpus/injection_obfuscated.jsonl")

@@ -3,10 +3,11 @@ package guard
 import (
 	"context"
 	"encoding/base64"
-	"github.com/parleyhq/parley/internal/racesplit"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parleyhq/parley/internal/racesplit"
 )
 
 func reviewHas(r Result, detector string) bool {

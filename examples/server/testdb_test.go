@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -19,37 +18,32 @@ import (
 // server processes', the notes' and the settings' tests) still do.
 func testDatabase(t *testing.T) string {
 	t.Helper()
-	migrated.once.Do(func() {
-		dir, err := os.MkdirTemp("", "parley-testdb-")
-		if err != nil {
-			migrated.err = err
-			return
-		}
-		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, "parley.db")
-		d, err := openDatabase(context.Background(), settings{DatabasePath: path}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-		if err != nil {
-			migrated.err = err
-			return
-		}
-		// Closing the last connection checkpoints the WAL into the file.
-		if migrated.err = d.close(); migrated.err == nil {
-			migrated.data, migrated.err = os.ReadFile(path)
-		}
-	})
-	if migrated.err != nil {
-		t.Fatal(migrated.err)
+	data, err := migratedFile()
+	if err != nil {
+		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "parley.db")
-	if err := os.WriteFile(path, migrated.data, 0o600); err != nil {
+	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return path
 }
 
-// migrated is the file testDatabase copies.
-var migrated struct {
-	once sync.Once
-	data []byte
-	err  error
-}
+// migratedFile is the file testDatabase copies, set up by openDatabase.
+var migratedFile = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "parley-testdb-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "parley.db")
+	d, err := openDatabase(context.Background(), settings{DatabasePath: path}, testLogger(io.Discard))
+	if err != nil {
+		return nil, err
+	}
+	// Closing the last connection checkpoints the WAL into the file.
+	if err := d.close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
