@@ -423,7 +423,7 @@ func pct(a, b int) float64 {
 // text without the keyword prefilter, and fails if a rule matches a text in
 // which none of its keywords occurs: such a match would be lost in Check.
 func TestPrefilterKeywordsCoverRules(t *testing.T) {
-	if raceEnabled {
+	if racesplit.Race {
 		t.Skip("slow under the race detector and not about concurrency")
 	}
 	set, err := builtin()

@@ -92,7 +92,7 @@ func TestFastScanAgrees(t *testing.T) {
 	switch dir, err := guardcorpus.FindCorpus("."); {
 	case err != nil:
 		testnote.Note(t, "third-party guard corpus", err.Error())
-	case raceEnabled || testing.Short():
+	case racesplit.Race || testing.Short():
 		t.Log("third-party corpus not checked under -race or -short")
 	default:
 		third, err := guardcorpus.LoadCorpus(dir)

@@ -2,4 +2,5 @@
 
 package racesplit
 
-const raceEnabled = false
+// Race reports whether the binary was built with the race detector.
+const Race = false

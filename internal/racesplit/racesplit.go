@@ -17,7 +17,7 @@ var Packages = []string{"./guard", "./internal/guardlab", "./quota/sqlquota", ".
 // pass without -race instead.
 func Skip(t testing.TB) {
 	t.Helper()
-	if raceEnabled && os.Getenv(Env) != "" {
+	if Race && os.Getenv(Env) != "" {
 		t.Skipf("skipped under -race with %s set: .ci/run runs it in its pass without -race", Env)
 	}
 }

@@ -140,7 +140,7 @@ func TestConformance(t *testing.T) {
 			// (12,800 turns) takes minutes there. It runs on SQLite without
 			// -race, and on PostgreSQL with it; the other concurrency cases
 			// still run on SQLite under -race.
-			if raceEnabled && sqlite && strings.HasSuffix(t.Name(), "/ConcurrentReserveSettleKeepsExactTotals") {
+			if racesplit.Race && sqlite && strings.HasSuffix(t.Name(), "/ConcurrentReserveSettleKeepsExactTotals") {
 				t.Skip("skipped on SQLite under -race (too slow); run without -race, or see the PostgreSQL run")
 			}
 			return migrated(t, open(t), p)

@@ -20,7 +20,8 @@
 // (SIGTERM, then SIGKILL) at the end of the run and on Ctrl-C.
 //
 // The server's peak RSS is its VmHWM from /proc/<pid>/status (Linux only;
-// "n/a" elsewhere). Its log is scanned for ERROR and WARN lines.
+// "n/a" elsewhere). Its log is scanned, once it has stopped, for ERROR and
+// WARN lines, and with -race for the race detector's reports.
 //
 // # Scenarios
 //
@@ -79,6 +80,10 @@
 //	-timeout D        bound on the whole run, build included (default 5m)
 //	-keep             keep the temporary directory (server binary, log, SQLite
 //	                  file) and the PostgreSQL database, and print where they are
+//	-race             build the server with the race detector (go build -race):
+//	                  its reports in the server's log are counted in the "data
+//	                  races" row (the server runs on; its RSS is the race
+//	                  detector's too)
 //
 // # Output and exit status
 //

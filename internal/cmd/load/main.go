@@ -33,6 +33,7 @@ type options struct {
 	RequestTimeout time.Duration
 	Timeout        time.Duration
 	Keep           bool
+	Race           bool // build the server with the race detector
 }
 
 // Exit statuses.
@@ -85,6 +86,7 @@ func parseFlags(fs *flag.FlagSet, args []string) (options, error) {
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 2*time.Minute, "bound on each request")
 	fs.DurationVar(&o.Timeout, "timeout", 5*time.Minute, "bound on the whole run")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the temporary directory and database")
+	fs.BoolVar(&o.Race, "race", false, "build the server with the race detector")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -172,7 +174,7 @@ func run(ctx context.Context, o options, out, logw io.Writer) (err error) {
 		return setupErr(err)
 	}
 	progress("building ./examples/server in %s", root)
-	bin, err := buildServer(ctx, root, dir)
+	bin, err := buildServer(ctx, root, dir, o.Race)
 	if err != nil {
 		return setupErr(err)
 	}
@@ -261,7 +263,12 @@ func run(ctx context.Context, o options, out, logw io.Writer) (err error) {
 	case "endless":
 		err = runEndless(ctx, o, srv, model, users[0], t)
 	}
-	srv.reportLog(t)
+	// The log is read once the server has stopped, so that it holds what
+	// the shutdown wrote too (and a race detector's last reports).
+	if serr := srv.stop(); serr != nil {
+		progress("stopping the server: %v", serr)
+	}
+	srv.reportLog(t, o.Race)
 	t.flush()
 	if err == nil && ctx.Err() != nil {
 		err = context.Cause(ctx)

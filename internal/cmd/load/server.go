@@ -35,10 +35,15 @@ func moduleRoot(ctx context.Context) (string, error) {
 	return filepath.Dir(gomod), nil
 }
 
-// buildServer builds ./examples/server into dir and returns the binary.
-func buildServer(ctx context.Context, root, dir string) (string, error) {
+// buildServer builds ./examples/server into dir, with the race detector if
+// race, and returns the binary.
+func buildServer(ctx context.Context, root, dir string, race bool) (string, error) {
 	bin := filepath.Join(dir, "server")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./examples/server")
+	args := []string{"build", "-o", bin}
+	if race {
+		args = append(args, "-race")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, "./examples/server")...)
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./examples/server: %w\n%s", err, out)
@@ -151,6 +156,19 @@ func (s *server) waitReady(ctx context.Context) error {
 
 func (s *server) pid() int { return s.cmd.Process.Pid }
 
+// exitCode is the server's exit status once it has exited, and -1 before
+// or when a signal ended it.
+func (s *server) exitCode() int {
+	select {
+	case <-s.exited:
+		if s.cmd.ProcessState != nil {
+			return s.cmd.ProcessState.ExitCode()
+		}
+	default:
+	}
+	return -1
+}
+
 // stop ends the server: SIGTERM, which lets it shut down and persist
 // running turns, then SIGKILL after 15 seconds. It is safe to call twice.
 func (s *server) stop() error {
@@ -235,9 +253,19 @@ var (
 	errRe   = regexp.MustCompile(`\berr=("(?:[^"\\]|\\.)*"|\S+)`)
 )
 
+// raceReport is the line that starts each report of the race detector,
+// and raceExit the exit status of a process that printed one (GORACE's
+// exitcode, by default).
+const (
+	raceReport = "WARNING: DATA RACE"
+	raceExit   = 66
+)
+
 // reportLog adds the server log's ERROR and WARN lines to t, counted by
-// message, with the first error text of the most frequent one.
-func (s *server) reportLog(t *table) {
+// message, with the first error text of the most frequent one, and with
+// race (a server built with -race) the race detector's reports. It reads
+// the log to its end: call it once the server has stopped.
+func (s *server) reportLog(t *table, race bool) {
 	f, err := os.Open(s.logPath)
 	if err != nil {
 		t.row("server log", "unreadable: "+err.Error())
@@ -249,10 +277,29 @@ func (s *server) reportLog(t *table) {
 		n                    int
 	}
 	seen := map[string]*entry{}
+	races := 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	var readErr error
+	defer func() {
+		if !race {
+			return
+		}
+		v := strconv.Itoa(races)
+		if readErr != nil {
+			v = "at least " + v + " (the log was not read to its end)"
+		}
+		if s.exitCode() == raceExit {
+			v += fmt.Sprintf(" (the server exited with status %d, the race detector's)", raceExit)
+		}
+		t.row("data races", v)
+	}()
 	for sc.Scan() {
 		line := sc.Bytes()
+		if string(line) == raceReport {
+			races++
+			continue
+		}
 		m := levelRe.FindSubmatch(line)
 		if m == nil {
 			continue
@@ -272,6 +319,9 @@ func (s *server) reportLog(t *table) {
 			seen[key] = e
 		}
 		e.n++
+	}
+	if readErr = sc.Err(); readErr != nil {
+		t.row("server log", "read stopped: "+readErr.Error())
 	}
 	if len(seen) == 0 {
 		t.row("server log", "no ERROR or WARN lines")

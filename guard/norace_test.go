@@ -1,5 +1,0 @@
-//go:build !race
-
-package guard
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package sqlquota_test
-
-const raceEnabled = false
