@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	ant "github.com/anthropics/anthropic-sdk-go"
@@ -26,11 +27,17 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.SameRequest(t, func() error {
-		svc := ant.NewMessageService(p.client.Options...)
+		svc := ant.NewMessageService(p.opts...)
 		sdk := svc.NewStreaming(context.Background(), params)
 		defer sdk.Close()
 		for sdk.Next() {
 		}
 		return sdk.Err()
 	}, p, req)
+}
+
+// A Provider holds the client's options, not an anthropic-sdk-go Client:
+// see providertest.HoldsNoSDKStruct.
+func TestProviderHoldsNoSDKStruct(t *testing.T) {
+	providertest.HoldsNoSDKStruct(t, reflect.TypeFor[Provider](), "github.com/anthropics/anthropic-sdk-go")
 }

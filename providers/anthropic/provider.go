@@ -68,7 +68,7 @@ type Config struct {
 // Provider streams messages from Anthropic's Messages API. It is safe for
 // concurrent use.
 type Provider struct {
-	client    ant.Client
+	opts      []option.RequestOption // the client's: ant.Client{Options: opts}
 	model     string
 	maxTokens int
 	budget    int  // thinking budget; 0 with !adaptive: thinking off
@@ -126,9 +126,10 @@ func New(cfg Config) *Provider {
 		opts = append(opts, option.WithHeader(k, v))
 	}
 	p := &Provider{
-		// A Client built from its options, unlike anthropic.NewClient, does
-		// not walk the ANTHROPIC_* credential chain.
-		client:    ant.Client{Options: opts},
+		// Stream builds a Client from these options, which, unlike
+		// anthropic.NewClient, does not walk the ANTHROPIC_* credential
+		// chain.
+		opts:      opts,
 		model:     cfg.Model,
 		maxTokens: cfg.MaxTokens,
 		adaptive:  cfg.AdaptiveThinking,
@@ -167,7 +168,8 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		// classified when the connection broke while the SDK read the
 		// error body.
 		var resp *http.Response
-		err = p.client.Post(ctx, "v1/messages", params, &resp, option.WithJSONSet("stream", true))
+		client := ant.Client{Options: p.opts}
+		err = client.Post(ctx, "v1/messages", params, &resp, option.WithJSONSet("stream", true))
 		stream := ssestream.NewStream[wireEvent](ssestream.NewDecoder(resp), err)
 		providers.Assemble(stream, event, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}

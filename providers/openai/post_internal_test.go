@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	oai "github.com/openai/openai-go/v3"
@@ -35,7 +36,7 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	sent := ts.SameRequest(t, func() error {
-		svc := oai.NewChatCompletionService(p.client.Options...)
+		svc := oai.NewChatCompletionService(p.opts...)
 		sdk := svc.NewStreaming(context.Background(), params)
 		defer sdk.Close()
 		for sdk.Next() {
@@ -45,4 +46,10 @@ func TestTheRequestIsNewStreamingsRequest(t *testing.T) {
 	if sent.Header.Get("Authorization") != "Bearer sk-test" || sent.Query != "api-version=2025-01-01" {
 		t.Errorf("the Provider sent %+v", sent)
 	}
+}
+
+// A Provider holds the client's options, not an openai-go Client: see
+// providertest.HoldsNoSDKStruct.
+func TestProviderHoldsNoSDKStruct(t *testing.T) {
+	providertest.HoldsNoSDKStruct(t, reflect.TypeFor[Provider](), "github.com/openai/openai-go/v3")
 }

@@ -60,7 +60,7 @@ type Config struct {
 // Provider streams chat completions from an OpenAI-compatible server. It is
 // safe for concurrent use.
 type Provider struct {
-	client oai.Client
+	opts   []option.RequestOption // the client's: oai.Client{Options: opts}
 	model  string
 	legacy bool
 }
@@ -105,11 +105,11 @@ func New(cfg Config) *Provider {
 	for k, v := range cfg.ExtraBody {
 		opts = append(opts, option.WithJSONSet(sjsonKey(k), v))
 	}
-	// A Client built from its options, unlike openai.NewClient, does not
-	// read OPENAI_* environment variables: a library takes its
-	// configuration from the host.
+	// Stream builds a Client from these options, which, unlike
+	// openai.NewClient, does not read OPENAI_* environment variables: a
+	// library takes its configuration from the host.
 	return &Provider{
-		client: oai.Client{Options: opts},
+		opts:   opts,
 		model:  cfg.Model,
 		legacy: cfg.LegacyMaxTokens,
 	}
@@ -136,7 +136,8 @@ func (p *Provider) Stream(ctx context.Context, req *providers.Request) iter.Seq2
 		// status be classified when its body is not the error object
 		// openai-go expects (some gateways send {"error": "text"}).
 		var resp *http.Response
-		err = p.client.Post(ctx, "chat/completions", params, &resp, option.WithJSONSet("stream", true))
+		client := oai.Client{Options: p.opts}
+		err = client.Post(ctx, "chat/completions", params, &resp, option.WithJSONSet("stream", true))
 		providers.Assemble(newChunks(resp, err), chunk, func(err error) error { return classify(ctx, err, resp) }, yield)
 	}
 }
