@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/parleyhq/parley/internal/racesplit"
 )
 
 // testModel is a model with random weights, the same on every run.
@@ -76,6 +78,7 @@ func checkScore(t *testing.T, m *Model, b []byte) {
 }
 
 func TestScoreMatchesWalk(t *testing.T) {
+	racesplit.Skip(t) // one goroutine, and seven times slower under -race
 	m := testModel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte("abcdefghij klmnop.,'\n0123\xc3\xa9\xe4\xb8\xad")

@@ -11,7 +11,7 @@ const Env = "PARLEY_TEST_RACE_SPLIT"
 // Packages are the packages with suites that call Skip: .ci/run's pass
 // without -race runs these (TestCIRunsTheSplitPackages holds the two
 // lists equal).
-var Packages = []string{"./guard", "./internal/guardlab", "./quota/sqlquota", "./store/sqlstore"}
+var Packages = []string{"./guard", "./internal/guardlab", "./internal/guardmodel", "./quota/sqlquota", "./store/sqlstore"}
 
 // Skip skips t in a -race build when Env is set: t runs in .ci/run's
 // pass without -race instead.
