@@ -261,6 +261,19 @@ const (
 	raceExit   = 66
 )
 
+// races is the "data races" row: n reports read, cut if the log was not
+// read to its end, and the server's exit with the race detector's status.
+func (s *server) races(n int, cut bool) string {
+	v := strconv.Itoa(n)
+	if cut {
+		v = "at least " + v + " (the log was not read to its end)"
+	}
+	if s.exitCode() == raceExit {
+		v += fmt.Sprintf(" (the server exited with status %d, the race detector's)", raceExit)
+	}
+	return v
+}
+
 // reportLog adds the server log's ERROR and WARN lines to t, counted by
 // message, with the first error text of the most frequent one, and with
 // race (a server built with -race) the race detector's reports. It reads
@@ -280,20 +293,6 @@ func (s *server) reportLog(t *table, race bool) {
 	races := 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
-	var readErr error
-	defer func() {
-		if !race {
-			return
-		}
-		v := strconv.Itoa(races)
-		if readErr != nil {
-			v = "at least " + v + " (the log was not read to its end)"
-		}
-		if s.exitCode() == raceExit {
-			v += fmt.Sprintf(" (the server exited with status %d, the race detector's)", raceExit)
-		}
-		t.row("data races", v)
-	}()
 	for sc.Scan() {
 		line := sc.Bytes()
 		if string(line) == raceReport {
@@ -320,8 +319,12 @@ func (s *server) reportLog(t *table, race bool) {
 		}
 		e.n++
 	}
-	if readErr = sc.Err(); readErr != nil {
+	readErr := sc.Err()
+	if readErr != nil {
 		t.row("server log", "read stopped: "+readErr.Error())
+	}
+	if race {
+		t.row("data races", s.races(races, readErr != nil))
 	}
 	if len(seen) == 0 {
 		t.row("server log", "no ERROR or WARN lines")
