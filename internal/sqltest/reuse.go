@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // migrationsTable is where internal/sqlmigrate records each schema's
@@ -34,7 +36,7 @@ func PostgresReused(t testing.TB) *sql.DB {
 
 // ReusedPostgresDSN is PostgresDSN for tests that each need an empty,
 // migrated database: the schema is one a finished test of this binary
-// left, its tables emptied (TRUNCATE … RESTART IDENTITY) but still
+// left, its tables emptied and its sequences restarted but still
 // migrated, so migrating it again costs a version check instead of the
 // whole DDL. Every caller in a test binary must run the same migrations.
 // The schema is emptied and freed when the test ends, after the cleanups
@@ -85,30 +87,92 @@ func takeSchema(admin *sql.DB) (string, error) {
 
 // emptySchema empties every table of schema but the migrations table, and
 // restarts their sequences: what a test sees is a freshly migrated schema.
+//
+// It deletes the rows, in one statement so that a foreign key is checked
+// once at its end whatever the order, and sets each sequence back with
+// setval. TRUNCATE ... RESTART IDENTITY did the same in 110-120 ms for the
+// store's and the ledger's 15 tables, as it gives every table, index and
+// sequence a new file; this takes 5-7 ms, and a suite empties a schema
+// after each of its subtests (the store's conformance suite, 150 of them).
+// The dead rows it leaves are autovacuum's.
+//
+// Unlike TRUNCATE, DELETE fires the tables' delete triggers: the store's
+// notifies the channel of deleted threads, which other packages' tests
+// listen on in the same database, and a trigger could write rows of its
+// own. So the statement runs with session_replication_role = replica,
+// which fires no trigger, where the admin role may set it (a superuser,
+// as the local test server's postgres is); elsewhere the triggers fire.
 func emptySchema(admin *sql.DB, schema string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	rows, err := admin.QueryContext(ctx, "SELECT tablename FROM pg_tables WHERE schemaname = $1 AND tablename <> $2", schema, migrationsTable)
+	var tables, seqs []string
+	rows, err := admin.QueryContext(ctx, `SELECT 't', tablename, 0 FROM pg_tables WHERE schemaname = $1 AND tablename <> $2
+		UNION ALL SELECT 's', sequencename, start_value FROM pg_sequences WHERE schemaname = $1`, schema, migrationsTable)
 	if err != nil {
 		return err
 	}
-	var tables []string
 	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
+		var kind, name string
+		var start int64
+		if err := rows.Scan(&kind, &name, &start); err != nil {
 			rows.Close()
 			return err
 		}
-		tables = append(tables, schema+`."`+name+`"`)
+		q := pgx.Identifier{schema, name}.Sanitize()
+		if kind == "t" {
+			tables = append(tables, fmt.Sprintf("d%d AS (DELETE FROM %s)", len(tables), q))
+		} else {
+			seqs = append(seqs, fmt.Sprintf("setval('%s', %d, false)", strings.ReplaceAll(q, "'", "''"), start))
+		}
 	}
 	if err := rows.Close(); err != nil {
 		return err
 	}
-	if err := rows.Err(); err != nil || len(tables) == 0 {
+	if err := rows.Err(); err != nil {
 		return err
 	}
-	_, err = admin.ExecContext(ctx, "TRUNCATE "+strings.Join(tables, ", ")+" RESTART IDENTITY CASCADE")
-	return err
+	if len(tables) == 0 && len(seqs) == 0 {
+		return nil
+	}
+	stmt := "SELECT 1"
+	if len(seqs) > 0 {
+		stmt = "SELECT " + strings.Join(seqs, ", ")
+	}
+	if len(tables) > 0 {
+		stmt = "WITH " + strings.Join(tables, ", ") + " " + stmt
+	}
+	if !mayReplicate(ctx, admin) {
+		_, err = admin.ExecContext(ctx, stmt)
+		return err
+	}
+	tx, err := admin.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, stmt); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// replicaRole caches, per admin pool, whether its role may set
+// session_replication_role.
+var replicaRole sync.Map // *sql.DB -> bool
+
+// mayReplicate reports whether admin's role may set
+// session_replication_role: whether it is a superuser.
+func mayReplicate(ctx context.Context, admin *sql.DB) bool {
+	if v, ok := replicaRole.Load(admin); ok {
+		return v.(bool)
+	}
+	var super string
+	ok := admin.QueryRowContext(ctx, "SELECT current_setting('is_superuser')").Scan(&super) == nil && super == "on"
+	replicaRole.Store(admin, ok)
+	return ok
 }
 
 // Main is the TestMain of a test binary that uses PostgresReused: it runs
