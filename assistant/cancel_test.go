@@ -3,13 +3,13 @@ package assistant_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
@@ -49,7 +49,7 @@ func startTurn(t *testing.T, eng *assistant.Engine, req assistant.Request) (bloc
 }
 
 func TestCancelStopsTheTurnKeepsPartialOutputAndDrainsUsage(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	l := newLedger(t, 1_000_000)
 	h := newHarness(t, fake.New(slowTurn()), func(c *assistant.Config) {
 		c.Ledger = l

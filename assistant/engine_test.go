@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
@@ -447,7 +447,7 @@ func TestStaffMayReadButNotWriteAnotherUsersThread(t *testing.T) {
 }
 
 func TestBreakingOutOfTheLoopDetachesButTheTurnCompletes(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	release := make(chan struct{})
 	p := fake.New(fake.Turn{fake.Text("first "), fake.Func(func(ctx context.Context, _ *providers.Request) fake.Turn {
 		<-release
@@ -468,7 +468,7 @@ func TestBreakingOutOfTheLoopDetachesButTheTurnCompletes(t *testing.T) {
 }
 
 func TestCancelledCallerContextDoesNotStopTheTurn(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	p := fake.New(fake.Turn{fake.Text("a "), fake.Delay(20 * time.Millisecond), fake.Text("b")})
@@ -487,7 +487,7 @@ func TestCancelledCallerContextDoesNotStopTheTurn(t *testing.T) {
 }
 
 func TestCancelOnDetachStopsTheTurnAndKeepsPartialOutput(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	// The text ends a sentence: the claim check (claims.go) holds prose
 	// back until its sentence ends, and the caller must see it before the
 	// delay, not with the rest after it.
@@ -510,7 +510,7 @@ func TestCancelOnDetachStopsTheTurnAndKeepsPartialOutput(t *testing.T) {
 }
 
 func TestNoGoroutineLeftAfterFinishedFailedAndAbandonedTurns(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	p := fake.New(
 		fake.Turn{fake.CallTool("c1", "get_weather", `{"city":"A"}`), fake.CallTool("c2", "get_weather", `{"city":"B"}`)},
 		fake.Turn{fake.Text("done")},

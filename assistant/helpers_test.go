@@ -11,6 +11,7 @@ import (
 	"github.com/parleyhq/parley"
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/store"
 	"github.com/parleyhq/parley/store/memstore"
@@ -175,15 +176,16 @@ func toolNames(req providers.Request) []string {
 	return names
 }
 
-// settleGoroutines waits until the goroutine count is back to at most base.
+// settleGoroutines waits until the goroutine count is back to at most
+// base, not counting pgx's background readers (sqltest.Goroutines).
 func settleGoroutines(t *testing.T, base int) {
 	t.Helper()
 	deadline := time.Now().Add(3 * time.Second)
-	for runtime.NumGoroutine() > base {
+	for n := sqltest.Goroutines(); n > base; n = sqltest.Goroutines() {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<16)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("goroutines: %d, want <= %d\n%s", runtime.NumGoroutine(), base, buf[:n])
+			k := runtime.Stack(buf, true)
+			t.Fatalf("goroutines (less pgx's background readers): %d, want <= %d\n%s", n, base, buf[:k])
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

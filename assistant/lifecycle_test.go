@@ -3,13 +3,13 @@ package assistant_test
 import (
 	"context"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/parleyhq/parley/assistant"
 	"github.com/parleyhq/parley/blocks"
+	"github.com/parleyhq/parley/internal/sqltest"
 	"github.com/parleyhq/parley/providers"
 	"github.com/parleyhq/parley/providers/fake"
 	"github.com/parleyhq/parley/store"
@@ -17,7 +17,7 @@ import (
 )
 
 func TestConsumerPanicDetachesAndTheTurnStillPersists(t *testing.T) {
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	h := newHarness(t, fake.New(fake.Turn{fake.Text("hello "), fake.Text("world")}))
 	var id string
 	func() {

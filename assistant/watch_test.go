@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -209,7 +208,7 @@ func TestPostgresACancelWhileTheWatcherIsDisconnectedIsFoundOnReconnect(t *testi
 // Wait returns and no goroutine is left.
 func TestPostgresTheWatcherEndsWithTheLastTurn(t *testing.T) {
 	a, b, _, app, admin := pushedInstances(t, fake.New(parkedTurn(), parkedTurn()))
-	base := runtime.NumGoroutine()
+	base := sqltest.Goroutines()
 	m1, rest1 := startTurn(t, a, assistant.Request{Message: "x"})
 	m2, rest2 := startTurn(t, a, assistant.Request{Message: "y"})
 	listeners(t, admin, app, nil)

@@ -152,7 +152,7 @@ func testRelayResume(t *testing.T, stores relayStores) {
 			model := fake.New(fake.Turn{fake.Text("Zero. "), fake.Delay(time.Millisecond),
 				fake.Text("First. And a sentence past the Engine's prose chunk, sent at once. "), gate(open), fake.Text("Second, ", "and third.")})
 			a, b := twoInstances(t, sa, sb, model)
-			base := runtime.NumGoroutine()
+			base := sqltest.Goroutines()
 			head, rest := startOn(t, a, route)
 			path := route.resume(route.idOf(t, head))
 			if code := discard(b.do("GET", path, "bob", "")); code != http.StatusNoContent {
@@ -199,7 +199,9 @@ func resumeOn(t *testing.T, h *harness, route relayRoute, head []byte) *http.Res
 }
 
 // noLeaks waits until the goroutines are back to base, the Handlers'
-// listening for follow requests included (it lingers a few seconds).
+// listening for follow requests included (it lingers a few seconds); pgx's
+// background readers of pooled connections do not count
+// (sqltest.Goroutines).
 func noLeaks(t *testing.T, base int, hs ...*harness) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
@@ -207,13 +209,14 @@ func noLeaks(t *testing.T, base int, hs ...*harness) {
 		for _, h := range hs {
 			h.srv.Client().CloseIdleConnections()
 		}
-		if runtime.NumGoroutine() <= base {
+		n := sqltest.Goroutines()
+		if n <= base {
 			return
 		}
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<16)
-			n := runtime.Stack(buf, true)
-			t.Fatalf("goroutines: %d, want <= %d\n%s", runtime.NumGoroutine(), base, buf[:n])
+			k := runtime.Stack(buf, true)
+			t.Fatalf("goroutines (less pgx's background readers): %d, want <= %d\n%s", n, base, buf[:k])
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
