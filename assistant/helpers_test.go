@@ -2,7 +2,6 @@ package assistant_test
 
 import (
 	"context"
-	"runtime"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -180,13 +179,5 @@ func toolNames(req providers.Request) []string {
 // base, not counting pgx's background readers (sqltest.Goroutines).
 func settleGoroutines(t *testing.T, base int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for n := sqltest.Goroutines(); n > base; n = sqltest.Goroutines() {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			k := runtime.Stack(buf, true)
-			t.Fatalf("goroutines (less pgx's background readers): %d, want <= %d\n%s", n, base, buf[:k])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	sqltest.SettleGoroutines(t, base, 3*time.Second, nil)
 }

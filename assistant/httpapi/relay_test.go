@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -204,22 +203,11 @@ func resumeOn(t *testing.T, h *harness, route relayRoute, head []byte) *http.Res
 // (sqltest.Goroutines).
 func noLeaks(t *testing.T, base int, hs ...*harness) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	sqltest.SettleGoroutines(t, base, 10*time.Second, func() {
 		for _, h := range hs {
 			h.srv.Client().CloseIdleConnections()
 		}
-		n := sqltest.Goroutines()
-		if n <= base {
-			return
-		}
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			k := runtime.Stack(buf, true)
-			t.Fatalf("goroutines (less pgx's background readers): %d, want <= %d\n%s", n, base, buf[:k])
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	})
 }
 
 func TestRelayEndsAStreamPastTheReplayLimitWithTheErrorChunk(t *testing.T) {

@@ -3,6 +3,8 @@ package sqltest
 import (
 	"bytes"
 	"runtime"
+	"testing"
+	"time"
 )
 
 // bgReadFrame is the function of pgx's background reader goroutine.
@@ -35,4 +37,27 @@ func Goroutines() int {
 		n++
 	}
 	return n - bytes.Count(buf, bgReadFrame)
+}
+
+// SettleGoroutines waits, up to within, until Goroutines is at most base,
+// calling each (which may be nil) before every count, and fails t with
+// every goroutine's stack if it is not.
+func SettleGoroutines(t testing.TB, base int, within time.Duration, each func()) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if each != nil {
+			each()
+		}
+		n := Goroutines()
+		if n <= base {
+			return
+		}
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			k := runtime.Stack(buf, true)
+			t.Fatalf("goroutines (less pgx's background readers): %d, want <= %d\n%s", n, base, buf[:k])
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }

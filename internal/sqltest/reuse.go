@@ -141,17 +141,15 @@ func emptySchema(admin *sql.DB, schema string) error {
 	if len(tables) > 0 {
 		stmt = "WITH " + strings.Join(tables, ", ") + " " + stmt
 	}
-	if !mayReplicate(ctx, admin) {
-		_, err = admin.ExecContext(ctx, stmt)
-		return err
-	}
 	tx, err := admin.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
-		return err
+	if mayReplicate(ctx, admin) {
+		if _, err := tx.ExecContext(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, stmt); err != nil {
 		return err

@@ -10,7 +10,7 @@ import (
 // restrict, a table's own), identities starting again, and, where the
 // admin role is a superuser, no delete trigger fired.
 func TestEmptySchemaLeavesAFreshlyMigratedSchema(t *testing.T) {
-	dsn := ReusedPostgresDSN(t)
+	dsn := PostgresDSN(t)
 	_, admin := adminFromEnv(t)
 	db := OpenPostgres(t, dsn)
 	ctx := context.Background()
@@ -66,5 +66,3 @@ func TestEmptySchemaLeavesAFreshlyMigratedSchema(t *testing.T) {
 		t.Errorf("identities after emptySchema: parent %d, child %d; want 5 and 1, as in a new schema", pid, cid)
 	}
 }
-
-func TestMain(m *testing.M) { Main(m) }
