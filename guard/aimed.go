@@ -95,9 +95,12 @@ type aimEntry struct {
 }
 
 type aimLexicon struct {
-	m       *matcher   // every entry
-	targets *matcher   // the target entries, by their ids in targetIDs
-	ids     []int      // target matcher id -> entry id
+	m *matcher // every entry
+	// targets are the target entries' texts. They are not an automaton
+	// of their own: the rules' keyword automaton finds them in the same
+	// pass as its keywords (injectionSet.tgt).
+	targets []string
+	ids     []int      // target id (index in targets) -> entry id
 	entries []aimEntry // entry id -> entry
 }
 
@@ -135,14 +138,12 @@ func newAimLexicon() *aimLexicon {
 		}
 	}
 	lx := &aimLexicon{m: newMatcher(texts, false, nil), entries: entries}
-	var tt []string
 	for i, e := range entries {
 		if e.class&aimTargets != 0 {
-			tt = append(tt, texts[i])
+			lx.targets = append(lx.targets, texts[i])
 			lx.ids = append(lx.ids, i)
 		}
 	}
-	lx.targets = newMatcher(tt, false, nil)
 	return lx
 }
 
@@ -235,27 +236,30 @@ type aimScratch struct {
 }
 
 // aimed adds the aimed detector's findings on v, at most one per category.
-func aimed(v *view, as *aimScratch, out []rawFinding) []rawFinding {
+// targets are the target entries found in v.b, as (target id, start) in
+// the order of their ends: the rules' pass over the main view records
+// them (scanState.targets).
+func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawFinding {
 	lx := aimedTables()
 	b := v.b
 	as.negated = as.negated[:0]
 	hits := as.hits[:0]
 	defer func() { as.hits = hits[:0] }()
-	// Most text names no rules: one pass of the small target automaton
-	// finds the regions worth reading, and only they are read in full.
+	// Most text names no rules: the targets found in the rules' pass mark
+	// the regions worth reading, and only they are read in full.
 	regions := as.regions[:0]
-	lx.targets.each(b, func(id, start int) {
-		ent := &lx.entries[lx.ids[id]]
-		if !ent.ok(b, start, start+int(lx.targets.lens[id])) || !as.doc && ent.class&aimTargets&^(aOutput|aCode) == 0 {
-			return
+	for _, t := range targets {
+		ent, start, end := &lx.entries[lx.ids[t[0]]], int(t[1]), int(t[1])+len(lx.targets[t[0]])
+		if !ent.ok(b, start, end) || !as.doc && ent.class&aimTargets&^(aOutput|aCode) == 0 {
+			continue
 		}
-		s, e := max(0, start-aimBefore), min(len(b), start+int(lx.targets.lens[id])+aimAfter)
+		s, e := max(0, start-aimBefore), min(len(b), end+aimAfter)
 		if k := len(regions) - 1; k >= 0 && regions[k][1] >= s {
 			regions[k][1] = max(regions[k][1], e)
-			return
+			continue
 		}
 		regions = append(regions, [2]int{s, e})
-	})
+	}
 	as.regions = regions
 	for _, r := range regions {
 		lx.m.each(b[r[0]:r[1]], func(id, start int) {
