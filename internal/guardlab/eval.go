@@ -113,7 +113,7 @@ func table(w io.Writer, head, col string, m map[string]*Tally) {
 func ModelVerdict(m *guardmodel.Model) Verdict {
 	var sc guardmodel.Scratch
 	return func(s guardcorpus.Sample) bool {
-		z, _, _ := m.Score([]byte(guard.Normalize(s.Text).Text), &sc)
+		z := Score(m, s, &sc)
 		if s.Document {
 			return z >= m.Doc.Medium
 		}
@@ -195,7 +195,7 @@ func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, a
 			if Group(s.Source) != g {
 				continue
 			}
-			z, _, _ := m.Score([]byte(guard.Normalize(s.Text).Text), &sc)
+			z := Score(m, s, &sc)
 			t := m.User.Medium
 			if s.Document {
 				t = m.Doc.Medium
@@ -206,4 +206,16 @@ func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, a
 		}
 	}
 	return out
+}
+
+// Score is m's logit of the sample's best window, with the aimed
+// detector's pairs if m reads them.
+func Score(m *guardmodel.Model, s guardcorpus.Sample, sc *guardmodel.Scratch) float32 {
+	b := []byte(guard.Normalize(s.Text).Text)
+	sc.Pairs = nil
+	if m.Aimed {
+		_, sc.Pairs = guardmodel.AimedPairs(s.Text, s.Document)
+	}
+	z, _, _ := m.Score(b, sc)
+	return z
 }

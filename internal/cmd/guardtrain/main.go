@@ -15,14 +15,17 @@ import (
 func main() {
 	dir := flag.String("corpus", "", "the third-party corpus directory (default: PARLEY_GUARD_CORPUS or ../shared/guardcorpus)")
 	out := flag.String("out", "", "where to write the model (default: guard/model.bin in the module)")
+	cfg := guardlab.DefaultTrainConfig
+	flag.BoolVar(&cfg.Aimed, "aimed", cfg.Aimed, "train a model that reads the aimed detector's pairs")
+	flag.Float64Var(&cfg.PairDrop, "pair-drop", cfg.PairDrop, "with -aimed: the share of training steps that do not see the pairs")
 	flag.Parse()
-	if err := run(*dir, *out); err != nil {
+	if err := run(*dir, *out, cfg); err != nil {
 		fmt.Fprintln(os.Stderr, "guardtrain:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, out string) error {
+func run(dir, out string, cfg guardlab.TrainConfig) error {
 	root, err := guardcorpus.ModuleRoot(".")
 	if err != nil {
 		return err
@@ -40,7 +43,7 @@ func run(dir, out string) error {
 		return err
 	}
 	t0 := time.Now()
-	m := guardlab.Train(samples, guardlab.DefaultTrainConfig)
+	m := guardlab.Train(samples, cfg)
 	b := m.Encode()
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return err
