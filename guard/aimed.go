@@ -2,14 +2,11 @@ package guard
 
 import (
 	"bytes"
-	"math/bits"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/parleyhq/parley/internal/guardmodel"
 )
 
 // The aimed detector: an instruction aimed at the assistant's own rules,
@@ -236,10 +233,6 @@ type aimScratch struct {
 	regions [][2]int // the spans read in full
 	// doc is document mode: the reply's own words (aOutput) are targets.
 	doc bool
-	// With wantPairs, aimed also sets pairs, what an Aimed learned model
-	// reads (aimPairs).
-	wantPairs bool
-	pairs     []guardmodel.Pair
 }
 
 // aimed adds the aimed detector's findings on v, at most one per category.
@@ -250,7 +243,6 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 	lx := aimedTables()
 	b := v.b
 	as.negated = as.negated[:0]
-	as.pairs = as.pairs[:0]
 	hits := as.hits[:0]
 	defer func() { as.hits = hits[:0] }()
 	// Most text names no rules: the targets found in the rules' pass mark
@@ -295,9 +287,6 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 	hits = hits[:k+1]
 	var done aimClass // aRules for override, aReveal for extraction, aGate for tool abuse
 	for lo, hi := 0, clauseEnd(b, hits, 0); lo < len(hits); lo, hi = hi, clauseEnd(b, hits, hi) {
-		if as.wantPairs {
-			as.pairs = aimPairs(b, hits[lo:hi], as.doc, as.pairs)
-		}
 		out = aimClause(v, b, hits[lo:hi], &done, as, out)
 		out = aimRole(v, b, hits[lo:hi], hits[hi:clauseEnd(b, hits, hi)], &done, out)
 	}
@@ -442,68 +431,6 @@ func aimClause(v *view, b []byte, hs []aimHit, done *aimClass, as *aimScratch, o
 		out = aimDeclared(v, hs, ti, your, mine, done, out)
 	}
 	return out
-}
-
-// Pairs (for an Aimed learned model): every verb of pairVerbs within
-// reach of a target of one clause makes a feature per verb class and
-// target class, once bare and once with what was read around them: own
-// words near the target, plainly the assistant's ones, the verb negated,
-// the clause a question. They are the aimed detector's structure, not its
-// decisions, and the same in every language.
-const (
-	pairVerbs   = aDismiss | aWeak | aReveal | aAsIf | aTreat | aAsk | aSupersede | aShape | aSend | aSwitchOn | aAnswer
-	pairTargets = aimTargets
-	maxPairs    = 64 // per text
-)
-
-// aimPairs appends the pairs of one clause's hits to pairs.
-func aimPairs(b []byte, hs []aimHit, doc bool, pairs []guardmodel.Pair) []guardmodel.Pair {
-	targets := pairTargets
-	if !doc {
-		targets &^= aOutput | aCode
-	}
-	question := hs[0].en && hs[0].class&aQuestion != 0
-	for ti, t := range hs {
-		if t.class&targets == 0 {
-			continue
-		}
-		lo, hi := near(hs, t.start-aimBefore, t.end+aimAfter)
-		own, your, strong, mine := ownNear(hs[lo:hi], ti-lo)
-		var flags uint8
-		for i, on := range []bool{own, your || strong, mine, question} {
-			if on {
-				flags |= 1 << i
-			}
-		}
-		for vi := lo; vi < hi; vi++ {
-			vb := hs[vi]
-			if vi == ti || vb.class&pairVerbs == 0 || t.start-vb.end > aimVerbReach || vb.start-t.end > aimVerbReach {
-				continue
-			}
-			f := flags
-			if negatedVerb(b, hs, vi) {
-				f |= 1 << 4
-			}
-			pos := int32(min(vb.start, t.start))
-			for vc := vb.class & pairVerbs; vc != 0; vc &= vc - 1 {
-				for tc := t.class & targets; tc != 0; tc &= tc - 1 {
-					if len(pairs) >= maxPairs {
-						return pairs
-					}
-					v, k := uint8(bits.TrailingZeros64(uint64(vc))), uint8(bits.TrailingZeros64(uint64(tc)))
-					for _, h := range [2]uint32{guardmodel.PairHash(v, k, 0x80), guardmodel.PairHash(v, k, f)} {
-						// A pair counts once in a text, where it is first
-						// read: "your instructions and system prompt" is
-						// one, and so is a phrase said a hundred times.
-						if !slices.ContainsFunc(pairs, func(p guardmodel.Pair) bool { return p.H == h }) {
-							pairs = append(pairs, guardmodel.Pair{Pos: pos, H: h})
-						}
-					}
-				}
-			}
-		}
-	}
-	return pairs
 }
 
 // revealAsked reports whether the verb hs[vi] asks for the target hs[ti]:
@@ -1014,21 +941,4 @@ func aimFinding(v *view, a, z aimHit, c Category, sev Severity, out []rawFinding
 		}
 	}
 	return append(out, rawFinding{detector: "injection/aimed", cat: c, kind: KindInjection, sev: sev, start: os, end: oe, conf: 0.9})
-}
-
-func init() {
-	guardmodel.AimedPairs = func(text string, doc bool) ([]byte, []guardmodel.Pair) {
-		set, err := builtin()
-		if err != nil {
-			panic(err) // the package's own rules: tested to compile
-		}
-		var n normalizer
-		var st scanState
-		st.doc = doc
-		n.normalize(text)
-		set.scan(&n, &st, nil)
-		as := aimScratch{doc: doc, wantPairs: true}
-		aimed(&n.main, &as, st.targets, nil)
-		return slices.Clone(n.main.b), slices.Clone(as.pairs)
-	}
 }

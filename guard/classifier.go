@@ -54,10 +54,7 @@ func (g *Guard) learned(tab *tables, sc *scratch, out []rawFinding) []rawFinding
 	m := tab.model
 	ruled := slices.ContainsFunc(out, isInjection)
 	v, via := &sc.n.main, ""
-	sc.ms.Pairs = sc.aim.pairs
 	z, s, e := m.Score(v.b, &sc.ms)
-	// The typo view is scored on its grams alone.
-	sc.ms.Pairs = nil
 	t := m.User
 	if sc.doc {
 		t = m.Doc

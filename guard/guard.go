@@ -395,7 +395,6 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 		from := len(out)
 		out = tab.inj.scan(n, &sc.st, out)
 		sc.aim.doc = sc.doc
-		sc.aim.wantPairs = !g.rulesOnly && tab.model.Aimed
 		out = aimed(&n.main, &sc.aim, sc.st.targets, out)
 		out = dropReported(text, out, from)
 		out = g.learned(tab, sc, out)

@@ -113,7 +113,7 @@ func table(w io.Writer, head, col string, m map[string]*Tally) {
 func ModelVerdict(m *guardmodel.Model) Verdict {
 	var sc guardmodel.Scratch
 	return func(s guardcorpus.Sample) bool {
-		z := Score(m, s, &sc)
+		z, _, _ := m.Score([]byte(guard.Normalize(s.Text).Text), &sc)
 		if s.Document {
 			return z >= m.Doc.Medium
 		}
@@ -195,7 +195,7 @@ func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, a
 			if Group(s.Source) != g {
 				continue
 			}
-			z := Score(m, s, &sc)
+			z, _, _ := m.Score([]byte(guard.Normalize(s.Text).Text), &sc)
 			t := m.User.Medium
 			if s.Document {
 				t = m.Doc.Medium
@@ -206,16 +206,4 @@ func LeaveOneOut(samples []guardcorpus.Sample, cfg TrainConfig, only []string, a
 		}
 	}
 	return out
-}
-
-// Score is m's logit of the sample's best window, with the aimed
-// detector's pairs if m reads them.
-func Score(m *guardmodel.Model, s guardcorpus.Sample, sc *guardmodel.Scratch) float32 {
-	b := []byte(guard.Normalize(s.Text).Text)
-	sc.Pairs = nil
-	if m.Aimed {
-		_, sc.Pairs = guardmodel.AimedPairs(s.Text, s.Document)
-	}
-	z, _, _ := m.Score(b, sc)
-	return z
 }

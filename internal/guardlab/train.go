@@ -36,13 +36,6 @@ type TrainConfig struct {
 	// written to look like attacks ("ignore the warning light", "act as a
 	// reviewer"), against 1 for other benign text.
 	HardNegative float64
-	// Aimed trains an Aimed model: it also reads the aimed detector's
-	// pairs (guardmodel.Pair), whose weights are added whole. PairDrop is
-	// the share of training steps that do not see them, so the grams
-	// learn the attacks too and a text whose words the lexicon does not
-	// read (a typo) is not left to the pairs alone.
-	Aimed    bool
-	PairDrop float64
 }
 
 // DefaultTrainConfig is the configuration of the shipped model.
@@ -58,8 +51,6 @@ type example struct {
 	feats  []uint32 // feature hashes in order of position
 	pos    []int32  // the byte position of each feature
 	wins   [][2]int32
-	pairs  []uint32 // the aimed detector's pairs' hashes
-	pairAt []int32  // the index in feats of the feature at or after each pair
 	attack bool
 	doc    bool
 	fam    int
@@ -75,14 +66,6 @@ func featurize(s guardcorpus.Sample) example {
 		ex.feats = append(ex.feats, h)
 		ex.pos = append(ex.pos, int32(pos))
 	})
-	if guardmodel.AimedPairs != nil {
-		_, pairs := guardmodel.AimedPairs(s.Text, s.Document)
-		for _, p := range pairs {
-			at, _ := slices.BinarySearch(ex.pos, p.Pos)
-			ex.pairs = append(ex.pairs, p.H)
-			ex.pairAt = append(ex.pairAt, int32(at))
-		}
-	}
 	guardmodel.Windows(len(b), func(s, e int) {
 		fs, _ := slices.BinarySearch(ex.pos, int32(s))
 		fe, _ := slices.BinarySearch(ex.pos, int32(e))
@@ -229,8 +212,7 @@ func newTrainer(cfg TrainConfig) *trainer {
 
 // score is the float model's score of an example: its best window's.
 func (t *trainer) score(ex *example) float64 {
-	pairs := t.cfg.Aimed
-	return t.logit(ex, t.bestOf(ex, pairs), pairs)
+	return t.logit(ex, t.best(ex))
 }
 
 // item is one training step: a window of an example with a label and a
@@ -240,7 +222,6 @@ type item struct {
 	win    [2]int32
 	y      float64
 	weight float64
-	pairs  bool // the step sees the example's pairs
 }
 
 // fit runs the epochs. A text's score is its best window's, so the loss is
@@ -268,14 +249,13 @@ func (t *trainer) fit(exs []*example) {
 			if ex.attack {
 				y, weight = 1, posW
 			}
-			pairs := t.cfg.Aimed && len(ex.pairs) > 0 && rng.Float64() >= t.cfg.PairDrop
 			if epoch == 0 {
 				for _, w := range ex.wins {
-					items = append(items, item{ex, w, y, weight / float64(len(ex.wins)), pairs})
+					items = append(items, item{ex, w, y, weight / float64(len(ex.wins))})
 				}
 				continue
 			}
-			items = append(items, item{ex, t.bestOf(ex, pairs), y, weight, pairs})
+			items = append(items, item{ex, t.best(ex), y, weight})
 		}
 		rng.Shuffle(len(items), func(i, j int) { items[i], items[j] = items[j], items[i] })
 		for _, it := range items {
@@ -294,54 +274,37 @@ func (t *trainer) negWeight(ex *example) float64 {
 	return 1
 }
 
-// logit is the float model's score of a window, with the pairs in it if
-// pairs.
-func (t *trainer) logit(ex *example, w [2]int32, pairs bool) float64 {
+// logit is the float model's score of a window.
+func (t *trainer) logit(ex *example, w [2]int32) float64 {
 	var sum float64
 	for _, h := range ex.feats[w[0]:w[1]] {
-		sum += t.signed(h)
-	}
-	z := t.bias + sum*float64(guardmodel.Norm(int(w[1]-w[0])))
-	if pairs {
-		for i, h := range ex.pairs {
-			if at := ex.pairAt[i]; w[0] <= at && at < w[1] {
-				z += t.signed(h)
-			}
+		v := float64(t.w[h>>shift])
+		if h&1 != 0 {
+			v = -v
 		}
+		sum += v
 	}
-	return z
+	return t.bias + sum*float64(guardmodel.Norm(int(w[1]-w[0])))
 }
 
-// signed is the weight of the feature h, negated when h is odd.
-func (t *trainer) signed(h uint32) float64 {
-	v := float64(t.w[h>>shift])
-	if h&1 != 0 {
-		v = -v
-	}
-	return v
-}
-
-// bestOf is the example's best-scoring window, with its pairs if pairs,
-// from prefix sums of its features' signed weights.
-func (t *trainer) bestOf(ex *example, pairs bool) [2]int32 {
+// best is the example's best-scoring window, from prefix sums of its
+// features' signed weights.
+func (t *trainer) best(ex *example) [2]int32 {
 	pre := t.pre[:0]
 	var acc float64
 	pre = append(pre, 0)
 	for _, h := range ex.feats {
-		acc += t.signed(h)
+		v := float64(t.w[h>>shift])
+		if h&1 != 0 {
+			v = -v
+		}
+		acc += v
 		pre = append(pre, acc)
 	}
 	t.pre = pre
 	best, bz := ex.wins[0], math.Inf(-1)
 	for _, w := range ex.wins {
 		z := (pre[w[1]] - pre[w[0]]) * float64(guardmodel.Norm(int(w[1]-w[0])))
-		if pairs {
-			for i, h := range ex.pairs {
-				if at := ex.pairAt[i]; w[0] <= at && at < w[1] {
-					z += t.signed(h)
-				}
-			}
-		}
 		if z > bz {
 			best, bz = w, z
 		}
@@ -353,7 +316,7 @@ func sigmoid(z float64) float64 { return 1 / (1 + math.Exp(-z)) }
 
 // step is one AdaGrad step of the logistic loss on a window.
 func (t *trainer) step(it item, rate float64) {
-	p := sigmoid(t.logit(it.ex, it.win, it.pairs))
+	p := sigmoid(t.logit(it.ex, it.win))
 	grad := (p - it.y) * it.weight
 	norm := float64(guardmodel.Norm(int(it.win[1] - it.win[0])))
 	for _, h := range it.ex.feats[it.win[0]:it.win[1]] {
@@ -366,28 +329,8 @@ func (t *trainer) step(it item, rate float64) {
 		t.g[i] += float32(g * g)
 		t.w[i] -= float32(rate * g / math.Sqrt(float64(t.g[i])+1e-8))
 	}
-	if it.pairs {
-		for i, h := range it.ex.pairs {
-			if at := it.ex.pairAt[i]; it.win[0] <= at && at < it.win[1] {
-				t.update(h, grad)
-			}
-		}
-	}
 	t.gb += grad * grad
 	t.bias -= rate * grad / math.Sqrt(t.gb+1e-8)
-}
-
-// update is one AdaGrad step of the whole-weight feature h with the
-// loss's gradient grad.
-func (t *trainer) update(h uint32, grad float64) {
-	g := grad
-	if h&1 != 0 {
-		g = -g
-	}
-	i := h >> shift
-	g += t.cfg.L2 * float64(t.w[i])
-	t.g[i] += float32(g * g)
-	t.w[i] -= float32(t.cfg.Rate * g / math.Sqrt(float64(t.g[i])+1e-8))
 }
 
 // stepFamily is one softmax step of the family head on an attack window.
@@ -433,7 +376,7 @@ func (t *trainer) stepFamily(it item, rate float64) {
 
 // model quantizes the weights to int16.
 func (t *trainer) model() *guardmodel.Model {
-	m := &guardmodel.Model{Bias: float32(t.bias), W: make([]int16, len(t.w)), Aimed: t.cfg.Aimed}
+	m := &guardmodel.Model{Bias: float32(t.bias), W: make([]int16, len(t.w))}
 	m.Scale = quantize(t.w, m.W)
 	var all []float32
 	for f := range t.fam {

@@ -12,27 +12,7 @@ const (
 	saltBigram = 0x1f83d9ab
 	saltRune2  = 0x5be0cd19
 	saltRune3  = 0xcbbb9d5d
-	saltPair   = 0x6a09e667
 )
-
-// Pair is one of the aimed detector's pairs: a verb class and a target
-// class read in one clause, with what was read around them. Pos is the
-// byte offset of the first of the two in the normalized text.
-type Pair struct {
-	Pos int32
-	H   uint32
-}
-
-// PairHash is the feature hash of a pair of a verb class and a target
-// class (bit indexes of the aimed detector's classes) with flags.
-func PairHash(verb, target, flags uint8) uint32 {
-	return mix(uint32(verb)<<16|uint32(target)<<8|uint32(flags), saltPair)
-}
-
-// AimedPairs, set by package guard, returns the normalized main view of a
-// text and the aimed detector's pairs in it, as the guard reads them:
-// what training featurizes.
-var AimedPairs func(text string, doc bool) (b []byte, pairs []Pair)
 
 const (
 	fnvOffset = 2166136261

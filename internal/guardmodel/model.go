@@ -40,11 +40,6 @@ type Model struct {
 	FamScale  float32
 	FamBias   [NumFamilies]float32
 	User, Doc Thresholds
-	// Aimed models also read the aimed detector's pairs (Pair): a verb
-	// class and a target class read together in one clause, the same
-	// features in every language. Their weights are added to a window's
-	// logit whole, not scaled with its grams.
-	Aimed bool
 }
 
 // magic names the format and the features the weights are for: PGM1
@@ -52,29 +47,16 @@ type Model struct {
 // this scorer.
 var magic = []byte("PGM2")
 
-// magicAimed names a PGM2 model whose flags word follows the bit counts.
-var magicAimed = []byte("PGM3")
-
-// flagAimed is Model.Aimed in a PGM3 model's flags.
-const flagAimed = 1
-
 // ErrFormat is returned by Decode for bytes that are not a model.
 var ErrFormat = errors.New("guardmodel: not a model")
 
 // Encode serializes m (little endian).
 func (m *Model) Encode() []byte {
 	var b bytes.Buffer
+	b.Write(magic)
 	w := func(v any) { _ = binary.Write(&b, binary.LittleEndian, v) }
-	if m.Aimed {
-		b.Write(magicAimed)
-		w(uint32(Bits))
-		w(uint32(FamBits))
-		w(uint32(flagAimed))
-	} else {
-		b.Write(magic)
-		w(uint32(Bits))
-		w(uint32(FamBits))
-	}
+	w(uint32(Bits))
+	w(uint32(FamBits))
 	w(m.Scale)
 	w(m.Bias)
 	w(m.FamScale)
@@ -90,27 +72,18 @@ func (m *Model) Encode() []byte {
 
 // Decode reads a model written by Encode.
 func Decode(data []byte) (*Model, error) {
-	aimed := bytes.HasPrefix(data, magicAimed)
-	if !aimed && !bytes.HasPrefix(data, magic) {
+	if !bytes.HasPrefix(data, magic) {
 		return nil, ErrFormat
 	}
 	r := bytes.NewReader(data[len(magic):])
 	m := &Model{}
-	var bitsW, bitsF, flags uint32
+	var bitsW, bitsF uint32
 	rd := func(v any) error { return binary.Read(r, binary.LittleEndian, v) }
-	head := []any{&bitsW, &bitsF}
-	if aimed {
-		head = append(head, &flags)
-	}
-	for _, v := range head {
+	for _, v := range []any{&bitsW, &bitsF} {
 		if err := rd(v); err != nil {
 			return nil, fmt.Errorf("%w: %v", ErrFormat, err)
 		}
 	}
-	if aimed && flags != flagAimed {
-		return nil, fmt.Errorf("%w: flags %#x", ErrFormat, flags)
-	}
-	m.Aimed = aimed
 	if bitsW != Bits || bitsF != FamBits {
 		return nil, fmt.Errorf("%w: %d/%d bits, want %d/%d", ErrFormat, bitsW, bitsF, Bits, FamBits)
 	}
@@ -139,13 +112,9 @@ func Decode(data []byte) (*Model, error) {
 
 // Scratch is the reusable per-call state of Score.
 type Scratch struct {
-	sum   []int32  // signed weight sums, by checkpoint
-	cnt   []int32  // feature counts, by checkpoint
-	whole []int32  // the pairs' signed weight sums, by checkpoint
-	per   []uint64 // periodicMask of the text
-	// Pairs are the aimed detector's pairs in the text, which an Aimed
-	// model reads; the caller sets them before Score.
-	Pairs []Pair
+	sum []int32  // signed weight sums, by checkpoint
+	cnt []int32  // feature counts, by checkpoint
+	per []uint64 // periodicMask of the text
 }
 
 // stride is the distance between the checkpoints of the prefix sums: every
@@ -170,7 +139,6 @@ func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
 		}
 		return i / stride
 	}
-	whole := sc.wholeSums(m, n, cps)
 	best := float32(math.Inf(-1))
 	Windows(n, func(ws, we int) {
 		a, z := at(ws), at(we)
@@ -179,9 +147,6 @@ func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
 			return
 		}
 		v := m.Bias + m.Scale*float32(sum[z]-sum[a])*Norm(int(c))
-		if whole != nil {
-			v += m.Scale * float32(whole[z]-whole[a])
-		}
 		if v > best {
 			best, s, e = v, ws, we
 		}
@@ -190,31 +155,6 @@ func (m *Model) Score(b []byte, sc *Scratch) (logit float32, s, e int) {
 		return float32(math.Inf(-1)), 0, 0
 	}
 	return best, s, e
-}
-
-// wholeSums returns the prefix sums, by checkpoint, of the weights of the
-// pairs in sc.Pairs for an Aimed model, or nil.
-func (sc *Scratch) wholeSums(m *Model, n, cps int) []int32 {
-	if !m.Aimed || len(sc.Pairs) == 0 {
-		return nil
-	}
-	if cap(sc.whole) < cps {
-		sc.whole = make([]int32, cps, cps+cps/4)
-	}
-	whole := sc.whole[:cps]
-	clear(whole)
-	const shift = 32 - Bits
-	for _, p := range sc.Pairs {
-		if int(p.Pos) >= n || p.Pos < 0 {
-			continue
-		}
-		// A feature at p counts in checkpoints after p's stride.
-		whole[int(p.Pos)/stride+1] += signed(m.W[p.H>>shift], p.H)
-	}
-	for k := 1; k < cps; k++ {
-		whole[k] += whole[k-1]
-	}
-	return whole
 }
 
 // prefix fills sum[k] and cnt[k] with the signed weight sum and count of the

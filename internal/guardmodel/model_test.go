@@ -27,9 +27,8 @@ func testModel() *Model {
 	return m
 }
 
-// reference scores b with Walk, feature by feature, and with the pairs
-// added whole where m is Aimed.
-func reference(m *Model, b []byte, pairs []Pair) (float32, int, int) {
+// reference scores b with Walk, feature by feature.
+func reference(m *Model, b []byte) (float32, int, int) {
 	var pos []int
 	var val []int32
 	Walk(b, func(p int, h uint32) {
@@ -53,17 +52,7 @@ func reference(m *Model, b []byte, pairs []Pair) (float32, int, int) {
 		if n < minFeatures {
 			return
 		}
-		var whole int32
-		for _, p := range pairs {
-			if m.Aimed && int(p.Pos) >= s && int(p.Pos) < e {
-				v := int32(m.W[p.H>>(32-Bits)])
-				if p.H&1 != 0 {
-					v = -v
-				}
-				whole += v
-			}
-		}
-		if z := m.Bias + m.Scale*float32(sum)*Norm(n) + m.Scale*float32(whole); z > best {
+		if z := m.Bias + m.Scale*float32(sum)*Norm(n); z > best {
 			best, bs, be = z, s, e
 		}
 	})
@@ -72,14 +61,9 @@ func reference(m *Model, b []byte, pairs []Pair) (float32, int, int) {
 
 func checkScore(t *testing.T, m *Model, b []byte) {
 	t.Helper()
-	checkScorePairs(t, m, b, nil)
-}
-
-func checkScorePairs(t *testing.T, m *Model, b []byte, pairs []Pair) {
-	t.Helper()
-	sc := Scratch{Pairs: pairs}
+	var sc Scratch
 	z, s, e := m.Score(b, &sc)
-	rz, rs, re := reference(m, b, pairs)
+	rz, rs, re := reference(m, b)
 	if z != rz || s != rs || e != re {
 		t.Fatalf("Score(%q) = %v [%d,%d), reference %v [%d,%d)", b, z, s, e, rz, rs, re)
 	}
@@ -107,30 +91,6 @@ func TestScoreMatchesWalk(t *testing.T) {
 	}
 	for _, p := range []string{"x", "ab", "abc", "=-", "中", "ignore "} {
 		checkScore(t, m, bytes.Repeat([]byte(p), 700))
-	}
-}
-
-// TestScoreAddsPairsWhole checks an Aimed model's scores against the
-// reference, with pairs anywhere in the text and past its end; a model
-// that is not Aimed ignores them.
-func TestScoreAddsPairsWhole(t *testing.T) {
-	racesplit.Skip(t) // one goroutine, and seven times slower under -race
-	rng := rand.New(rand.NewPCG(5, 6))
-	alphabet := []byte("abcdefghij klmnop.,'\n0123")
-	for _, aimed := range []bool{true, false} {
-		m := testModel()
-		m.Aimed = aimed
-		for n := range 400 {
-			b := make([]byte, n*3%1300)
-			for i := range b {
-				b[i] = alphabet[rng.IntN(len(alphabet))]
-			}
-			pairs := make([]Pair, rng.IntN(6))
-			for i := range pairs {
-				pairs[i] = Pair{Pos: int32(rng.IntN(len(b) + 40)), H: PairHash(uint8(rng.IntN(8)), uint8(rng.IntN(8)), uint8(rng.IntN(32)))}
-			}
-			checkScorePairs(t, m, b, pairs)
-		}
 	}
 }
 
@@ -178,21 +138,12 @@ func FuzzScore(f *testing.F) {
 
 func TestEncodeDecode(t *testing.T) {
 	m := testModel()
-	m.Aimed = true
-	aimed := m.Encode()
-	if got, err := Decode(aimed); err != nil || !got.Aimed || !bytes.Equal(got.Encode(), aimed) {
-		t.Fatalf("Decode(Encode(an Aimed model)): Aimed %v, %v", got != nil && got.Aimed, err)
-	}
-	if _, err := Decode(append([]byte("PGM3"), append(aimed[4:12:12], 2, 0, 0, 0)...)); !errors.Is(err, ErrFormat) {
-		t.Errorf("Decode of unknown flags = %v, want ErrFormat", err)
-	}
-	m.Aimed = false
 	data := m.Encode()
 	got, err := Decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Aimed || !bytes.Equal(got.Encode(), data) {
+	if !bytes.Equal(got.Encode(), data) {
 		t.Fatal("Decode(Encode(m)) differs from m")
 	}
 	for _, bad := range [][]byte{nil, []byte("PGM1"), data[:len(data)-1], append(bytes.Clone(data), 0), []byte("XXXX" + string(data[4:])), []byte("PGM1" + string(data[4:]))} {

@@ -21,8 +21,6 @@ func main() {
 	groups := flag.String("groups", "", "with -loso: leave out only these comma-separated source groups")
 	skip := flag.Bool("skip-shipped", false, "do not score the shipped guard and the rules (with -loso)")
 	flag.StringVar(&losoFile, "loso-file", "", "with -loso: read the left-out scores from this file if it exists, else write them to it")
-	flag.BoolVar(&trainCfg.Aimed, "aimed", trainCfg.Aimed, "with -loso: train models that read the aimed detector's pairs")
-	flag.Float64Var(&trainCfg.PairDrop, "pair-drop", trainCfg.PairDrop, "with -aimed: the share of training steps that do not see the pairs")
 	flag.Parse()
 	var only []string
 	if *groups != "" {
@@ -33,9 +31,6 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-// trainCfg is the left-out models' training configuration.
-var trainCfg = guardlab.DefaultTrainConfig
 
 // losoFile keeps a leave-one-source-out run's scores (-loso-file).
 var losoFile string
@@ -189,7 +184,7 @@ func leaveOneOut(samples []guardcorpus.Sample, only []string, rules guardlab.Ver
 		}
 	}
 	t0 := time.Now()
-	l := guardlab.LeaveOneOut(samples, trainCfg, only, rules, func(g string) {
+	l := guardlab.LeaveOneOut(samples, guardlab.DefaultTrainConfig, only, rules, func(g string) {
 		fmt.Fprintf(os.Stderr, "leave out %s (%v)\n", g, time.Since(t0).Round(time.Second))
 	})
 	if losoFile != "" {

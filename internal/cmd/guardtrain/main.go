@@ -15,17 +15,14 @@ import (
 func main() {
 	dir := flag.String("corpus", "", "the third-party corpus directory (default: PARLEY_GUARD_CORPUS or ../shared/guardcorpus)")
 	out := flag.String("out", "", "where to write the model (default: guard/model.bin in the module)")
-	cfg := guardlab.DefaultTrainConfig
-	flag.BoolVar(&cfg.Aimed, "aimed", cfg.Aimed, "train a model that reads the aimed detector's pairs")
-	flag.Float64Var(&cfg.PairDrop, "pair-drop", cfg.PairDrop, "with -aimed: the share of training steps that do not see the pairs")
 	flag.Parse()
-	if err := run(*dir, *out, cfg); err != nil {
+	if err := run(*dir, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "guardtrain:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, out string, cfg guardlab.TrainConfig) error {
+func run(dir, out string) error {
 	root, err := guardcorpus.ModuleRoot(".")
 	if err != nil {
 		return err
@@ -43,7 +40,7 @@ func run(dir, out string, cfg guardlab.TrainConfig) error {
 		return err
 	}
 	t0 := time.Now()
-	m := guardlab.Train(samples, cfg)
+	m := guardlab.Train(samples, guardlab.DefaultTrainConfig)
 	b := m.Encode()
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return err
