@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/parleyhq/parley/internal/guardcorpus"
 	"github.com/parleyhq/parley/internal/racesplit"
@@ -239,4 +241,20 @@ func BenchmarkPIIScanRefBenignCorpus(b *testing.B) {
 	p, kw := newPIIScanner(), newPIIKeywordMatcher()
 	var out []rawFinding
 	benchEach(b, texts, func(s string) { out = refPIIScan(p, kw, s, out[:0]) })
+}
+
+// TestFoldTableIsFoldRune: the table the normalizer folds runes of the
+// Basic Multilingual Plane with gives what foldRune gives, for each of
+// them, and foldBMP past the plane too.
+func TestFoldTableIsFoldRune(t *testing.T) {
+	for r := rune(utf8.RuneSelf); r <= unicode.MaxRune; r++ {
+		if r >= 1<<16 && r&0xFF != 0 {
+			continue // past the plane, every 256th rune
+		}
+		f, ok := foldBMP(r)
+		wf, wok := foldRune(r)
+		if f != wf || ok != wok {
+			t.Fatalf("foldBMP(%U) = %U, %v; foldRune gives %U, %v", r, f, ok, wf, wok)
+		}
+	}
 }

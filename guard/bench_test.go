@@ -96,7 +96,8 @@ func cpuTime() time.Duration {
 
 // BenchmarkBuildTables builds what the first scan of a process builds:
 // the injection rules and their automata, the aimed lexicon's matcher, the
-// PII scanner and the learned layer's weights. A process's first message
+// PII scanner and the learned layer's weights; and the fold table, which
+// the first text with a rune past ASCII builds. A process's first message
 // waits for it, and under the race detector each test binary pays it
 // about eight times over.
 func BenchmarkBuildTables(b *testing.B) {
@@ -106,6 +107,7 @@ func BenchmarkBuildTables(b *testing.B) {
 		}
 		newAimLexicon()
 		newPIIScanner()
+		newFoldTable()
 		if _, err := guardmodel.Decode(modelBin); err != nil {
 			b.Fatal(err)
 		}
