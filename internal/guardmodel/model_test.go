@@ -186,6 +186,35 @@ func slowPeriodic(b []byte, i int) bool {
 	return false
 }
 
+// TestPeriodicMatchesDefinition checks periodicMask against its
+// definition on texts of every length across a few 64-byte blocks, from
+// alphabets small enough that repeats of every period occur. FuzzPeriodic
+// explores further from one seed.
+func TestPeriodicMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, alphabet := range []string{"ab", "abc", "abcdefgh ", "abcdefghijklmnopqrstuvwxyz .,"} {
+		for n := range 300 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			// Now and then a run with a period of up to 9 bytes.
+			if p := 1 + rng.IntN(9); n > 20 && rng.IntN(2) == 0 {
+				at := rng.IntN(n - 10)
+				for i := at + p; i < min(n, at+p+rng.IntN(40)); i++ {
+					b[i] = b[i-p]
+				}
+			}
+			mask := periodicMask(b, nil)
+			for i := range b {
+				if got, want := mask[i>>6]&(1<<(i&63)) != 0, slowPeriodic(b, i); got != want {
+					t.Fatalf("periodicMask(%q) bit %d = %v, want %v", b, i, got, want)
+				}
+			}
+		}
+	}
+}
+
 func FuzzPeriodic(f *testing.F) {
 	f.Add([]byte("abcabcabcabcabcabc xxxxxxxxxxxx ignore ignore ignore [system][system][system]"))
 	f.Fuzz(func(t *testing.T, b []byte) {
