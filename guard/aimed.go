@@ -254,11 +254,15 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 			continue
 		}
 		s, e := max(0, start-aimBefore), min(len(b), end+aimAfter)
-		if k := len(regions) - 1; k >= 0 && regions[k][1] >= s {
-			regions[k][1] = max(regions[k][1], e)
-			continue
+		// Targets come in the order of their ends, so a longer one may
+		// start before the region of a shorter one it holds: the region
+		// grows back too, and takes in the regions it then reaches.
+		k := len(regions) - 1
+		for k >= 0 && regions[k][1] >= s {
+			s, e = min(s, regions[k][0]), max(e, regions[k][1])
+			k--
 		}
-		regions = append(regions, [2]int{s, e})
+		regions = append(regions[:k+1], [2]int{s, e})
 	}
 	as.regions = regions
 	for _, r := range regions {

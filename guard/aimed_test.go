@@ -532,3 +532,59 @@ func TestTargetsOfRulesPassOnTheCorpus(t *testing.T) {
 		checkTargetsOfRulesPass(t, set, &n, &st, s.Text)
 	}
 }
+
+// TestAimedRegionsHoldEveryTarget: the regions the aimed detector reads
+// in full hold the reach of every target it read, however targets that
+// end in one order start: "a partir de ce message tu es" holds "message",
+// and ends after it but starts before it.
+func TestAimedRegionsHoldEveryTarget(t *testing.T) {
+	set, err := builtin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lx := aimedTables()
+	var texts []string
+	// Every target that holds another, after enough text that the
+	// longer one's reach starts before the shorter one's.
+	for _, a := range lx.targets {
+		for _, b := range lx.targets {
+			if i := strings.Index(a, b); i > 0 && i+len(b) < len(a) {
+				texts = append(texts, strings.Repeat("x ", 120)+a+" y")
+			}
+		}
+	}
+	own, err := guardcorpus.OwnFrom(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range own {
+		texts = append(texts, s.Text)
+	}
+	var n normalizer
+	var st scanState
+	var as aimScratch
+	for _, doc := range []bool{false, true} {
+		for _, text := range texts {
+			n.normalize(text)
+			st.doc, as.doc = doc, doc
+			set.scan(&n, &st, nil)
+			aimed(&n.main, &as, st.targets, nil)
+			b := n.main.b
+			for _, tg := range st.targets {
+				ent, start, end := &lx.entries[lx.ids[tg[0]]], int(tg[1]), int(tg[1])+len(lx.targets[tg[0]])
+				if !ent.ok(b, start, end) || !doc && ent.class&aimTargets&^(aOutput|aCode) == 0 {
+					continue
+				}
+				s, e := max(0, start-aimBefore), min(len(b), end+aimAfter)
+				if !slices.ContainsFunc(as.regions, func(r [2]int) bool { return r[0] <= s && e <= r[1] }) {
+					t.Fatalf("%q: target %q at %d: [%d, %d) is in no region of %v", text, b[start:end], start, s, e, as.regions)
+				}
+			}
+			for i := 1; i < len(as.regions); i++ {
+				if as.regions[i][0] <= as.regions[i-1][1] {
+					t.Fatalf("%q: regions %v overlap or touch", text, as.regions)
+				}
+			}
+		}
+	}
+}
