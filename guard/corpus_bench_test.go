@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/parleyhq/parley/internal/testnote"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -36,6 +38,71 @@ func benignCorpus(tb testing.TB) []string {
 func BenchmarkCheckBenignCorpus(b *testing.B) {
 	texts := benignCorpus(b)
 	benchTexts(b, texts, func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) })
+}
+
+// BenchmarkCheckBenignBySource is BenchmarkCheckBenignCorpus for each
+// source of the corpus's benign prose on its own: where the corpus's
+// throughput goes, by language and kind of text.
+func BenchmarkCheckBenignBySource(b *testing.B) {
+	dir, err := guardcorpus.FindCorpus(".")
+	if errors.Is(err, guardcorpus.ErrNoCorpus) {
+		testnote.Skip(b, "guard corpus checks", err.Error())
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	all, err := guardcorpus.LoadCorpus(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bySource := map[string][]string{}
+	for _, s := range all {
+		if !s.Attack {
+			bySource[s.Source] = append(bySource[s.Source], s.Text)
+		}
+	}
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
+		b.Run(strings.ReplaceAll(src, "/", "_"), func(b *testing.B) {
+			benchTexts(b, bySource[src], func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) })
+		})
+	}
+}
+
+// BenchmarkCheckEnglishProse4K scans 4 KiB messages of the corpus's
+// benign English requests, one message over and over and then 64
+// different ones in turn. BenchmarkCheckBenign4K repeats one 400-byte
+// paragraph, so every table lookup it makes stays in the CPU's caches;
+// different messages of the same kind of prose do not.
+func BenchmarkCheckEnglishProse4K(b *testing.B) {
+	dir, err := guardcorpus.FindCorpus(".")
+	if errors.Is(err, guardcorpus.ErrNoCorpus) {
+		testnote.Skip(b, "guard corpus checks", err.Error())
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	all, err := guardcorpus.LoadCorpus(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var prose strings.Builder
+	for _, s := range all {
+		if !s.Attack && !s.Document && s.Lang == "en" {
+			prose.WriteString(s.Text)
+			prose.WriteByte('\n')
+		}
+	}
+	text := prose.String()
+	var msgs []string
+	for i := 0; i+4<<10 <= len(text) && len(msgs) < 64; i += 4 << 10 {
+		msgs = append(msgs, text[i:i+4<<10])
+	}
+	if len(msgs) < 64 {
+		b.Skipf("the corpus holds %d KiB of benign English requests, want 256", len(text)>>10)
+	}
+	check := func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) }
+	b.Run("one", func(b *testing.B) { benchTexts(b, msgs[:1], check) })
+	b.Run("64", func(b *testing.B) { benchTexts(b, msgs, check) })
 }
 
 // BenchmarkCheckDocumentBenignCorpus is the same in document mode.
