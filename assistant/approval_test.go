@@ -651,11 +651,13 @@ func TestDecisionThatCannotBeWrittenReopensTheCard(t *testing.T) {
 // A decision turn superseded by a newer message still stores what the
 // approved tool did: the change happened.
 func TestSupersededDecisionTurnKeepsTheToolResult(t *testing.T) {
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{})
+	var starts sync.Once
 	a := newApprovals(t, func(c *assistant.Config) {
 		c.CancelPollInterval = -1
 		slow := tools.Must(tools.New(tools.Spec{Name: "slow_write", Description: "Writes slowly.", Category: "weather", Effect: tools.Mutate},
 			func(ctx context.Context, _ tools.Call, _ struct{}) (tools.Result, error) {
+				starts.Do(func() { close(started) })
 				<-release
 				return tools.OK("written", nil), nil
 			}))
@@ -674,10 +676,15 @@ func TestSupersededDecisionTurnKeepsTheToolResult(t *testing.T) {
 		_, _, err := a.decide(t, alice, first.ThreadID, token, true)
 		done <- err
 	}()
-	// Wait until the decision turn is written, then supersede it.
-	deadline := time.Now().Add(5 * time.Second)
-	for len(a.messages(t, first.ThreadID)) < 4 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	// Wait until the decision turn runs the tool, then supersede it. Its
+	// messages are written a little before it is among the running turns
+	// a newer message stops at once; until then, only the watcher's
+	// second look would stop it, and the turn could end first (a flake
+	// under load, when this waited for the messages only).
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the decision turn did not run the tool")
 	}
 	// The newer message supersedes the decision turn as it begins, before
 	// its first block: the tool is released only then, so the decision
