@@ -11,7 +11,6 @@ import (
 
 	"github.com/parleyhq/parley/internal/guardcorpus"
 	"github.com/parleyhq/parley/internal/racesplit"
-	"github.com/parleyhq/parley/internal/testnote"
 )
 
 // TestAimedExamples: the attacks that passed the literal rules, each beside
@@ -499,32 +498,15 @@ func FuzzTargetsOfRulesPass(f *testing.F) {
 	})
 }
 
-// TestTargetsOfRulesPassOnTheCorpus runs checkTargetsOfRulesPass over the
-// project's corpus and, where it is on disk, every eighth text of the
-// third-party corpus, with one normalizer and scan state throughout.
+// TestTargetsOfRulesPassOnTheCorpus runs checkTargetsOfRulesPass over
+// corpusSample's texts, with one normalizer and scan state throughout.
 func TestTargetsOfRulesPassOnTheCorpus(t *testing.T) {
 	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	set, err := builtin()
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, err := guardcorpus.OwnFrom(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	texts := own
-	switch dir, err := guardcorpus.FindCorpus("."); {
-	case err != nil:
-		testnote.Note(t, "third-party guard corpus", err.Error())
-	case !testing.Short():
-		third, err := guardcorpus.LoadCorpus(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := 0; i < len(third); i += 8 {
-			texts = append(texts, third[i])
-		}
-	}
+	texts := corpusSample(t)
 	var n normalizer
 	var st scanState
 	for _, s := range texts {

@@ -40,10 +40,9 @@ func BenchmarkCheckBenignCorpus(b *testing.B) {
 	benchTexts(b, texts, func(g *guard.Guard, ctx context.Context, s string) { g.Check(ctx, s) })
 }
 
-// BenchmarkCheckBenignBySource is BenchmarkCheckBenignCorpus for each
-// source of the corpus's benign prose on its own: where the corpus's
-// throughput goes, by language and kind of text.
-func BenchmarkCheckBenignBySource(b *testing.B) {
+// corpusSamples is the third-party corpus, or a skip.
+func corpusSamples(b *testing.B) []guardcorpus.Sample {
+	b.Helper()
 	dir, err := guardcorpus.FindCorpus(".")
 	if errors.Is(err, guardcorpus.ErrNoCorpus) {
 		testnote.Skip(b, "guard corpus checks", err.Error())
@@ -55,6 +54,14 @@ func BenchmarkCheckBenignBySource(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return all
+}
+
+// BenchmarkCheckBenignBySource is BenchmarkCheckBenignCorpus for each
+// source of the corpus's benign prose on its own: where the corpus's
+// throughput goes, by language and kind of text.
+func BenchmarkCheckBenignBySource(b *testing.B) {
+	all := corpusSamples(b)
 	bySource := map[string][]string{}
 	for _, s := range all {
 		if !s.Attack {
@@ -74,17 +81,7 @@ func BenchmarkCheckBenignBySource(b *testing.B) {
 // paragraph, so every table lookup it makes stays in the CPU's caches;
 // different messages of the same kind of prose do not.
 func BenchmarkCheckEnglishProse4K(b *testing.B) {
-	dir, err := guardcorpus.FindCorpus(".")
-	if errors.Is(err, guardcorpus.ErrNoCorpus) {
-		testnote.Skip(b, "guard corpus checks", err.Error())
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	all, err := guardcorpus.LoadCorpus(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
+	all := corpusSamples(b)
 	var prose strings.Builder
 	for _, s := range all {
 		if !s.Attack && !s.Document && s.Lang == "en" {

@@ -77,18 +77,28 @@ func referenceSets(t testing.TB) (fast, ref *injectionSet) {
 }
 
 // TestFastScanAgrees runs both scans over the project's corpus and, where
-// it is on disk, the third-party guard corpus.
+// it is on disk, the third-party guard corpus (corpusSample).
 func TestFastScanAgrees(t *testing.T) {
 	racesplit.Skip(t) // no concurrency of its own; slow under -race
 	fast, ref := referenceSets(t)
-	own, err := guardcorpus.OwnFrom(".")
+	// The reference scan is the slow one this package replaced: a sample of
+	// the third-party corpus keeps the test short.
+	texts := corpusSample(t)
+	for _, s := range texts {
+		checkFastAgrees(t, fast, ref, s.Text)
+	}
+}
+
+// corpusSample is the project's corpus and, where it is on disk, every
+// eighth sample of the third-party guard corpus: the texts the checks that
+// compare two scans of one text read. Under -race (ten times slower) or
+// -short it is the project's corpus only.
+func corpusSample(t *testing.T) []guardcorpus.Sample {
+	t.Helper()
+	texts, err := guardcorpus.OwnFrom(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	texts := own
-	// The reference scan is the slow one this package replaced: a sample of
-	// the third-party corpus keeps the test short, and -race (ten times
-	// slower) checks the project's corpus only.
 	switch dir, err := guardcorpus.FindCorpus("."); {
 	case err != nil:
 		testnote.Note(t, "third-party guard corpus", err.Error())
@@ -103,9 +113,7 @@ func TestFastScanAgrees(t *testing.T) {
 			texts = append(texts, third[i])
 		}
 	}
-	for _, s := range texts {
-		checkFastAgrees(t, fast, ref, s.Text)
-	}
+	return texts
 }
 
 func FuzzFastScanAgrees(f *testing.F) {
