@@ -251,7 +251,7 @@ func TestFoldTableIsFoldRune(t *testing.T) {
 		if r >= 1<<16 && r&0xFF != 0 {
 			continue // past the plane, every 256th rune
 		}
-		f, ok := foldBMP(r)
+		f, ok := foldBMP(foldTable(), r)
 		wf, wok := foldRune(r)
 		if f != wf || ok != wok {
 			t.Fatalf("foldBMP(%U) = %U, %v; foldRune gives %U, %v", r, f, ok, wf, wok)

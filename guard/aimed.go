@@ -147,6 +147,15 @@ func newAimLexicon() *aimLexicon {
 	return lx
 }
 
+// target returns the span of the target t (target id, start) found in
+// b, and whether it is read: a word of its kind, and in document mode
+// (doc) or a target outside documents too.
+func (lx *aimLexicon) target(b []byte, t [2]int32, doc bool) (start, end int, ok bool) {
+	ent, start := &lx.entries[lx.ids[t[0]]], int(t[1])
+	end = start + len(lx.targets[t[0]])
+	return start, end, ent.ok(b, start, end) && (doc || ent.class&aimTargets&^(aOutput|aCode) != 0)
+}
+
 // aimTargets are the classes of targets: a clause without one is not read.
 const aimTargets = aRules | aLimit | aGate | aAbove | aOutput | aQuery | aBecome | aMode | aData | aAnswer | aCode
 
@@ -249,8 +258,8 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 	// the regions worth reading, and only they are read in full.
 	regions := as.regions[:0]
 	for _, t := range targets {
-		ent, start, end := &lx.entries[lx.ids[t[0]]], int(t[1]), int(t[1])+len(lx.targets[t[0]])
-		if !ent.ok(b, start, end) || !as.doc && ent.class&aimTargets&^(aOutput|aCode) == 0 {
+		start, end, ok := lx.target(b, t, as.doc)
+		if !ok {
 			continue
 		}
 		s, e := max(0, start-aimBefore), min(len(b), end+aimAfter)

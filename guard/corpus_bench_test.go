@@ -22,12 +22,11 @@ import (
 // benignCorpus is the benign prose of the third-party corpus, or a skip.
 func benignCorpus(tb testing.TB) []string {
 	tb.Helper()
-	texts, err := guardcorpus.BenignTexts(".")
-	if errors.Is(err, guardcorpus.ErrNoCorpus) {
-		testnote.Skip(tb, "guard corpus checks", err.Error())
-	}
-	if err != nil {
-		tb.Fatal(err)
+	var texts []string
+	for _, s := range corpusSamples(tb) {
+		if !s.Attack {
+			texts = append(texts, s.Text)
+		}
 	}
 	return texts
 }
@@ -41,18 +40,18 @@ func BenchmarkCheckBenignCorpus(b *testing.B) {
 }
 
 // corpusSamples is the third-party corpus, or a skip.
-func corpusSamples(b *testing.B) []guardcorpus.Sample {
-	b.Helper()
+func corpusSamples(tb testing.TB) []guardcorpus.Sample {
+	tb.Helper()
 	dir, err := guardcorpus.FindCorpus(".")
 	if errors.Is(err, guardcorpus.ErrNoCorpus) {
-		testnote.Skip(b, "guard corpus checks", err.Error())
+		testnote.Skip(tb, "guard corpus checks", err.Error())
 	}
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	all, err := guardcorpus.LoadCorpus(dir)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return all
 }

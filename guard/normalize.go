@@ -93,6 +93,9 @@ type normalizer struct {
 	pendStart int
 	pendEnd   int
 	prevRune  rune // last rune seen in the original, for emoji flags
+	// fold is foldTable, taken at the first rune past ASCII: not once a
+	// rune.
+	fold *[1 << 16]uint16
 }
 
 // normalize fills n's views from s. The order is the one of the package
@@ -314,7 +317,10 @@ func (n *normalizer) rune(r rune, a, e int) {
 		}
 		return
 	}
-	r, ok := foldBMP(r)
+	if n.fold == nil {
+		n.fold = foldTable()
+	}
+	r, ok := foldBMP(n.fold, r)
 	if !ok {
 		return
 	}
@@ -366,10 +372,10 @@ func newFoldTable() *[1 << 16]uint16 {
 
 const noFold = 0xFFFF
 
-// foldBMP is foldRune, from foldTable where the rune is in it.
-func foldBMP(r rune) (rune, bool) {
+// foldBMP is foldRune, from t (foldTable) where the rune is in it.
+func foldBMP(t *[1 << 16]uint16, r rune) (rune, bool) {
 	if r < 1<<16 {
-		if f := foldTable()[r]; f != noFold {
+		if f := t[r]; f != noFold {
 			return rune(f), f != 0
 		}
 	}
