@@ -299,9 +299,11 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 	}
 	hits = hits[:k+1]
 	var done aimClass // aRules for override, aReveal for extraction, aGate for tool abuse
-	for lo, hi := 0, clauseEnd(b, hits, 0); lo < len(hits); lo, hi = hi, clauseEnd(b, hits, hi) {
+	for lo, hi := 0, clauseEnd(b, hits, 0); lo < len(hits); {
+		next := clauseEnd(b, hits, hi) // the next clause's end
 		out = aimClause(v, b, hits[lo:hi], &done, as, out)
-		out = aimRole(v, b, hits[lo:hi], hits[hi:clauseEnd(b, hits, hi)], &done, out)
+		out = aimRole(v, b, hits[lo:hi], hits[hi:next], &done, out)
+		lo, hi = hi, next
 	}
 	return out
 }
