@@ -70,6 +70,44 @@ type typoIndex struct {
 	id    map[string]int32   // word -> index in words
 	dels  map[string][]int32 // a word with one letter deleted -> the words
 	real  map[string]bool    // English words never read as a rule word
+	// keys is a Bloom filter of the keys of id and dels: most strings fix
+	// looks up are neither, and a bit test on a hash computed in place
+	// tells most of them without building the string and probing a map.
+	keys *[typoKeyBits / 64]uint64
+}
+
+// typoKeyBits is the size of typoIndex.keys: a few thousand keys, two bits
+// each, leave about one lookup in fifty to the maps.
+const typoKeyBits = 1 << 16
+
+// typoHashMul is the base of typoHash's polynomial.
+const typoHashMul = 0x100000001b3
+
+// typoHash is a polynomial hash of s: the sum of s[i] times typoHashMul to
+// the power len(s)-1-i, mod 2^64. Dropping s[k] from it is arithmetic on
+// the hashes of s's prefix and suffix (fix).
+func typoHash(s []byte) uint64 {
+	var h uint64
+	for _, c := range s {
+		h = h*typoHashMul + uint64(c)
+	}
+	return h
+}
+
+// mayHold reports whether the string of hash h may be a key of id or
+// dels; false is certain.
+func (t *typoIndex) mayHold(h uint64) bool {
+	h *= 0x9e3779b97f4a7c15 // spread the polynomial's low bits
+	a, b := h>>48, h>>32&(typoKeyBits-1)
+	return t.keys[a>>6]&(1<<(a&63)) != 0 && t.keys[b>>6]&(1<<(b&63)) != 0
+}
+
+// hold adds the string of hash h to keys.
+func (t *typoIndex) hold(h uint64) {
+	h *= 0x9e3779b97f4a7c15
+	a, b := h>>48, h>>32&(typoKeyBits-1)
+	t.keys[a>>6] |= 1 << (a & 63)
+	t.keys[b>>6] |= 1 << (b & 63)
 }
 
 // ruleWords matches the words of a rule's source: runs of lower-case
@@ -91,7 +129,7 @@ func otherLanguage(name string) bool {
 // newTypoIndex indexes the words of the English rules in specs; real is
 // realwords.txt's text: the words to leave alone.
 func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
-	t := &typoIndex{id: map[string]int32{}, dels: map[string][]int32{}, real: map[string]bool{}}
+	t := &typoIndex{id: map[string]int32{}, dels: map[string][]int32{}, real: map[string]bool{}, keys: new([typoKeyBits / 64]uint64)}
 	for line := range strings.Lines(real) {
 		if w := strings.TrimSpace(line); w != "" && w[0] != '#' {
 			t.real[w] = true
@@ -107,6 +145,7 @@ func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
 		id := int32(len(t.words))
 		t.words = append(t.words, w)
 		t.id[w] = id
+		t.hold(typoHash([]byte(w)))
 		if len(w) < minTypoWord {
 			// Only a word of five letters or more is reached through a
 			// deletion: a shorter one is read with a swap, or as what a
@@ -118,6 +157,7 @@ func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
 			if l := t.dels[d]; len(l) == 0 || l[len(l)-1] != id {
 				t.dels[d] = append(l, id)
 			}
+			t.hold(typoHash([]byte(d)))
 		}
 	}
 	for _, sp := range specs {
@@ -150,9 +190,22 @@ func (t *typoIndex) fix(w []byte) string {
 	if n < minSwapWord || n > maxTypoWord {
 		return ""
 	}
+	best := t.near(w)
+	if best < 0 {
+		return ""
+	}
 	if _, ok := t.id[string(w)]; ok || t.real[string(w)] {
 		return ""
 	}
+	return t.words[best]
+}
+
+// near returns the index of the rule word w (of minSwapWord to
+// maxTypoWord letters) is one edit from, or -1. Where several are, the one
+// the rules name first wins. A string is looked up only where keys may
+// hold it.
+func (t *typoIndex) near(w []byte) int32 {
+	n := len(w)
 	if n < minTypoWord {
 		var buf [minTypoWord]byte
 		for k := range n - 1 {
@@ -161,11 +214,14 @@ func (t *typoIndex) fix(w []byte) string {
 			}
 			d := append(buf[:0], w...)
 			d[k], d[k+1] = d[k+1], d[k]
+			if !t.mayHold(typoHash(d)) {
+				continue
+			}
 			if id, ok := t.id[string(d)]; ok {
-				return t.words[id]
+				return id
 			}
 		}
-		return ""
+		return -1
 	}
 	best := int32(-1)
 	take := func(id int32) {
@@ -174,32 +230,43 @@ func (t *typoIndex) fix(w []byte) string {
 		}
 	}
 	// A letter dropped: w is one of a word's deletions.
-	for _, id := range t.dels[string(w)] {
-		take(id)
-	}
-	var buf [maxTypoWord]byte
-	for k := range n {
-		if k > 0 && w[k] == w[k-1] {
-			continue // the same deletion as the last
-		}
-		d := append(append(buf[:0], w[:k]...), w[k+1:]...)
-		// A letter added: deleting it gives the word, if that word has
-		// five letters or more: "where" is no typo of "were".
-		if id, ok := t.id[string(d)]; ok && n > minTypoWord {
+	if t.mayHold(typoHash(w)) {
+		for _, id := range t.dels[string(w)] {
 			take(id)
 		}
-		// A letter changed or two swapped: w and the word share a
-		// deletion, and differ in one place or in two swapped neighbours.
-		for _, id := range t.dels[string(d)] {
-			if oneEdit(w, t.words[id]) {
+	}
+	// The deletions of w, last letter first: the hash of w less w[k] is
+	// that of w[:k] shifted past the suffix, plus the suffix's.
+	var pre [maxTypoWord + 1]uint64 // pre[k] is the hash of w[:k]
+	for k := range n {
+		pre[k+1] = pre[k]*typoHashMul + uint64(w[k])
+	}
+	var suf uint64   // the hash of w[k+1:]
+	pow := uint64(1) // typoHashMul to the power n-1-k
+	var buf [maxTypoWord]byte
+	for k := n - 1; k >= 0; k-- {
+		// Where w[k] repeats w[k-1], deleting either gives one string:
+		// it is read at k-1.
+		if (k == 0 || w[k] != w[k-1]) && t.mayHold(pre[k]*pow+suf) {
+			d := append(append(buf[:0], w[:k]...), w[k+1:]...)
+			// A letter added: deleting it gives the word, if that word
+			// has five letters or more: "where" is no typo of "were".
+			if id, ok := t.id[string(d)]; ok && n > minTypoWord {
 				take(id)
 			}
+			// A letter changed or two swapped: w and the word share a
+			// deletion, and differ in one place or in two swapped
+			// neighbours.
+			for _, id := range t.dels[string(d)] {
+				if oneEdit(w, t.words[id]) {
+					take(id)
+				}
+			}
 		}
+		suf += uint64(w[k]) * pow
+		pow *= typoHashMul
 	}
-	if best < 0 {
-		return ""
-	}
-	return t.words[best]
+	return best
 }
 
 // oneEdit reports whether a and b, of the same length, differ in exactly

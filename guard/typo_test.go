@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/parleyhq/parley/internal/guardcorpus"
 )
 
 var updateWords = flag.Bool("update-words", false, "regenerate realwords.txt from the system's English word list")
@@ -192,5 +194,109 @@ func FuzzTypoView(f *testing.F) {
 				t.Fatalf("byte %d maps before byte %d", i, i-1)
 			}
 		}
+	})
+}
+
+// fixRef is fix as the symmetric-deletion method reads plainly: every
+// deletion built and looked up in the maps, with no filter before them.
+func fixRef(t *typoIndex, w []byte) string {
+	n := len(w)
+	if n < minSwapWord || n > maxTypoWord {
+		return ""
+	}
+	if _, ok := t.id[string(w)]; ok || t.real[string(w)] {
+		return ""
+	}
+	if n < minTypoWord {
+		for k := range n - 1 {
+			d := slices.Clone(w)
+			d[k], d[k+1] = d[k+1], d[k]
+			if id, ok := t.id[string(d)]; ok && w[k] != w[k+1] {
+				return t.words[id]
+			}
+		}
+		return ""
+	}
+	best := int32(-1)
+	take := func(id int32) {
+		if best < 0 || id < best {
+			best = id
+		}
+	}
+	for _, id := range t.dels[string(w)] {
+		take(id)
+	}
+	for k := range n {
+		d := slices.Concat(w[:k], w[k+1:])
+		if id, ok := t.id[string(d)]; ok && n > minTypoWord {
+			take(id)
+		}
+		for _, id := range t.dels[string(d)] {
+			if oneEdit(w, t.words[id]) {
+				take(id)
+			}
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return t.words[best]
+}
+
+// checkFix fails if fix and fixRef differ on w, or on each of w's
+// one-edit neighbours that are typos of a rule word.
+func checkFix(t *testing.T, ti *typoIndex, w []byte) {
+	t.Helper()
+	if got, want := ti.fix(w), fixRef(ti, w); got != want {
+		t.Fatalf("fix(%q) = %q, the plain method gives %q", w, got, want)
+	}
+}
+
+// TestFixIsFixRef: the filtered lookups find what the plain method finds,
+// for every rule word with each of its letters dropped, doubled, changed
+// and swapped, and for the words of the project's corpus.
+func TestFixIsFixRef(t *testing.T) {
+	ti := newTypoIndex(injectionRules, realWordsList)
+	for _, w := range ti.words {
+		b := []byte(w)
+		checkFix(t, ti, b)
+		for k := range len(b) {
+			checkFix(t, ti, slices.Concat(b[:k], b[k+1:]))
+			checkFix(t, ti, slices.Concat(b[:k+1], b[k:]))
+			for _, c := range []byte("aeioustxz") {
+				d := slices.Clone(b)
+				d[k] = c
+				checkFix(t, ti, d)
+			}
+			if k+1 < len(b) {
+				d := slices.Clone(b)
+				d[k], d[k+1] = d[k+1], d[k]
+				checkFix(t, ti, d)
+			}
+		}
+	}
+	own, err := guardcorpus.OwnFrom(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n normalizer
+	for _, s := range own {
+		n.normalize(s.Text)
+		for _, w := range strings.FieldsFunc(string(n.main.b), func(r rune) bool { return r < 'a' || r > 'z' }) {
+			checkFix(t, ti, []byte(w))
+		}
+	}
+}
+
+// FuzzFixIsFixRef: fix and fixRef agree on any lower-case word.
+func FuzzFixIsFixRef(f *testing.F) {
+	for _, s := range []string{"everthing", "ignroe", "teh", "yuor", "disregardd", "where", "aab", "instructiens"} {
+		f.Add(s)
+	}
+	ti := newTypoIndex(injectionRules, realWordsList)
+	f.Fuzz(func(t *testing.T, s string) {
+		w := []byte(strings.ToLower(s))
+		w = slices.DeleteFunc(w, func(c byte) bool { return c < 'a' || c > 'z' })
+		checkFix(t, ti, w)
 	})
 }
