@@ -657,7 +657,7 @@ func aimOutput(b []byte, hs []aimHit, ti int, question bool, cl *clause) bool {
 	if !t.en {
 		return false
 	}
-	p, ok := yourBefore(b, t.start)
+	p, ok := yourBefore(b, cl.start, t.start)
 	if !ok {
 		return false
 	}
@@ -690,10 +690,12 @@ func mustAfter(b []byte, p int) bool {
 	return false
 }
 
-// yourBefore finds "your" before p, with at most two words between ("your
-// code implementation"), and returns where it starts.
-func yourBefore(b []byte, p int) (int, bool) {
-	lo := max(0, p-40)
+// yourBefore finds "your" before p in the clause that starts at start,
+// with at most two words between ("your code implementation"), and returns
+// where it starts. A "your" in the clause before is not read: "make your
+// response better. All messages ..." says nothing of the messages.
+func yourBefore(b []byte, start, p int) (int, bool) {
+	lo := max(start, p-40)
 	for words, k := 0, p; k > lo && words <= 3; words++ {
 		for k > lo && !isWordish(b[k-1]) {
 			k--
