@@ -95,13 +95,18 @@ type aimEntry struct {
 }
 
 type aimLexicon struct {
-	m *matcher // every entry
+	texts   []string   // entry id -> its normalized text
+	entries []aimEntry // entry id -> entry
 	// targets are the target entries' texts. They are not an automaton
 	// of their own: the rules' keyword automaton finds them in the same
 	// pass as its keywords (injectionSet.tgt).
 	targets []string
-	ids     []int      // target id (index in targets) -> entry id
-	entries []aimEntry // entry id -> entry
+	ids     []int // target id (index in targets) -> entry id
+	// m finds the other entries, in the regions around targets; mIDs maps
+	// its keyword ids to entry ids. Without the targets, which aimed has
+	// from the rules' pass, its tables are 1 MiB smaller.
+	m    *matcher
+	mIDs []int32
 }
 
 // aimedTables builds the lexicon once per process, the first time a guard
@@ -137,13 +142,18 @@ func newAimLexicon() *aimLexicon {
 			entries[i].arabic = entries[i].arabic || l.lang == "ar"
 		}
 	}
-	lx := &aimLexicon{m: newMatcher(texts, false, nil), entries: entries}
+	lx := &aimLexicon{texts: texts, entries: entries}
+	var others []string
 	for i, e := range entries {
 		if e.class&aimTargets != 0 {
 			lx.targets = append(lx.targets, texts[i])
 			lx.ids = append(lx.ids, i)
+		} else {
+			others = append(others, texts[i])
+			lx.mIDs = append(lx.mIDs, int32(i))
 		}
 	}
+	lx.m = newMatcher(others, false, nil)
 	return lx
 }
 
@@ -274,30 +284,11 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 		regions = append(regions[:k+1], [2]int{s, e})
 	}
 	as.regions = regions
-	for _, r := range regions {
-		lx.m.each(b[r[0]:r[1]], func(id, start int) {
-			start += r[0]
-			end := start + int(lx.m.lens[id])
-			if e := &lx.entries[id]; e.ok(b, start, end) {
-				hits = append(hits, aimHit{start: start, end: end, class: e.class, en: e.en})
-			}
-		})
-	}
+	hits = lx.read(b, targets, regions, hits)
 	if len(hits) < 2 {
 		return out
 	}
-	slices.SortStableFunc(hits, func(x, y aimHit) int { return x.start - y.start })
-	// Entries that start at one place are one word of several classes.
-	k := 0
-	for _, h := range hits[1:] {
-		if p := &hits[k]; h.start == p.start {
-			p.end, p.class, p.en = max(p.end, h.end), p.class|h.class, p.en || h.en
-			continue
-		}
-		k++
-		hits[k] = h
-	}
-	hits = hits[:k+1]
+	hits = mergeHits(hits)
 	var done aimClass // aRules for override, aReveal for extraction, aGate for tool abuse
 	for lo, hi := 0, clauseEnd(b, hits, 0); lo < len(hits); {
 		next := clauseEnd(b, hits, hi) // the next clause's end
@@ -308,15 +299,70 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 	return out
 }
 
+// read appends to hits the entries in regions, disjoint and in order,
+// that are words of their kind: the targets of targets (as aimed takes
+// them) that lie in a region, and the other entries m finds there.
+func (lx *aimLexicon) read(b []byte, targets [][2]int32, regions [][2]int, hits []aimHit) []aimHit {
+	for _, r := range regions {
+		lx.m.each(b[r[0]:r[1]], func(id, start int) {
+			start += r[0]
+			end := start + int(lx.m.lens[id])
+			if e := &lx.entries[lx.mIDs[id]]; e.ok(b, start, end) {
+				hits = append(hits, aimHit{start: start, end: end, class: e.class, en: e.en})
+			}
+		})
+	}
+	// Targets come in the order of their ends: one can lie only in the
+	// first region that ends after it.
+	r := 0
+	for _, t := range targets {
+		start := int(t[1])
+		end := start + len(lx.targets[t[0]])
+		for r < len(regions) && regions[r][1] < end {
+			r++
+		}
+		if r == len(regions) {
+			break
+		}
+		if e := &lx.entries[lx.ids[t[0]]]; regions[r][0] <= start && e.ok(b, start, end) {
+			hits = append(hits, aimHit{start: start, end: end, class: e.class, en: e.en})
+		}
+	}
+	return hits
+}
+
+// mergeHits sorts hits by their starts and makes the entries that start
+// at one place one hit: one word of several classes.
+func mergeHits(hits []aimHit) []aimHit {
+	if len(hits) < 2 {
+		return hits
+	}
+	slices.SortStableFunc(hits, func(x, y aimHit) int { return x.start - y.start })
+	k := 0
+	for _, h := range hits[1:] {
+		if p := &hits[k]; h.start == p.start {
+			p.end, p.class, p.en = max(p.end, h.end), p.class|h.class, p.en || h.en
+			continue
+		}
+		k++
+		hits[k] = h
+	}
+	return hits[:k+1]
+}
+
 // ownIn reports whether text holds a word of the lexicon that makes rules
 // the assistant's (aOwn, aYour: "anteriores", "your", "todas").
-func ownIn(text string) bool {
+func ownIn(set *injectionSet, text string) bool {
 	b := []byte(Normalize(text).Text)
 	lx := aimedTables()
 	own := false
-	lx.m.each(b, func(id, start int) {
-		if e := &lx.entries[id]; e.class&(aOwn|aYour) != 0 && e.ok(b, start, start+int(lx.m.lens[id])) {
-			own = true
+	read := func(e *aimEntry, start, end int) {
+		own = own || e.class&(aOwn|aYour) != 0 && e.ok(b, start, end)
+	}
+	lx.m.each(b, func(id, start int) { read(&lx.entries[lx.mIDs[id]], start, start+int(lx.m.lens[id])) })
+	set.kw.each(b, func(id, start int) {
+		if t := id - set.tgt; t >= 0 {
+			read(&lx.entries[lx.ids[t]], start, start+len(lx.targets[t]))
 		}
 	})
 	return own

@@ -356,9 +356,9 @@ var reportedPast = []struct{ word, before string }{
 // accent, which the rules do not see, tells them from the order, and an
 // attacker may write it, so the finding must say nothing of the
 // assistant's either.
-func dropReported(text string, out []rawFinding, from int) []rawFinding {
+func dropReported(set *injectionSet, text string, out []rawFinding, from int) []rawFinding {
 	kept := slices.DeleteFunc(out[from:], func(f rawFinding) bool {
-		return f.cat == InstructionOverride && f.start >= 0 && f.end <= len(text) && f.start < f.end && reported(text, f.start, f.end)
+		return f.cat == InstructionOverride && f.start >= 0 && f.end <= len(text) && f.start < f.end && reported(set, text, f.start, f.end)
 	})
 	return out[:from+len(kept)]
 }
@@ -366,7 +366,7 @@ func dropReported(text string, out []rawFinding, from int) []rawFinding {
 // reported reports whether text[start:end] begins with a reportedPast
 // verb and holds no word the aimed lexicon reads as the assistant's own
 // ("Olvidé todas las instrucciones anteriores" is kept).
-func reported(text string, start, end int) bool {
+func reported(set *injectionSet, text string, start, end int) bool {
 	w := text[start:end]
 	for _, r := range reportedPast {
 		if len(w) < len(r.word) || !strings.EqualFold(w[:len(r.word)], r.word) {
@@ -380,7 +380,7 @@ func reported(text string, start, end int) bool {
 		if r.before != "" && !strings.HasSuffix(strings.ToLower(text[max(0, start-len(r.before)):start]), r.before) {
 			continue
 		}
-		return !ownIn(w)
+		return !ownIn(set, w)
 	}
 	return false
 }
@@ -396,7 +396,7 @@ func (g *Guard) scan(sc *scratch, text string, depth int, out []rawFinding) []ra
 		out = tab.inj.scan(n, &sc.st, out)
 		sc.aim.doc = sc.doc
 		out = aimed(&n.main, &sc.aim, sc.st.targets, out)
-		out = dropReported(text, out, from)
+		out = dropReported(tab.inj, text, out, from)
 		out = g.learned(tab, sc, out)
 	}
 	// Hidden text: tag characters (except emoji flags) and bidi controls.
