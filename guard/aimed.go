@@ -737,7 +737,7 @@ func mustAfter(b []byte, p int) bool {
 }
 
 // yourBefore finds "your" before p in the clause that starts at start,
-// with at most two words between ("your code implementation"), and returns
+// with at most three words between ("your code implementation"), and returns
 // where it starts. A "your" in the clause before is not read: "make your
 // response better. All messages ..." says nothing of the messages.
 func yourBefore(b []byte, start, p int) (int, bool) {

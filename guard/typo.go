@@ -184,7 +184,7 @@ func newTypoIndex(specs []ruleSpec, real string) *typoIndex {
 
 // fix returns the rule word that w (lower-case ASCII letters) is one edit
 // from, or "" when w is a rule word itself or no such word is near it.
-// Where several are, the one the rules name first wins.
+// Where several are, near says which wins.
 func (t *typoIndex) fix(w []byte) string {
 	n := len(w)
 	if n < minSwapWord || n > maxTypoWord {
@@ -202,8 +202,9 @@ func (t *typoIndex) fix(w []byte) string {
 
 // near returns the index of the rule word w (of minSwapWord to
 // maxTypoWord letters) is one edit from, or -1. Where several are, the one
-// the rules name first wins. A string is looked up only where keys may
-// hold it.
+// the rules name first wins, except for a word under minTypoWord letters,
+// where the first swap (from the left) that gives a rule word does. A
+// string is looked up only where keys may hold it.
 func (t *typoIndex) near(w []byte) int32 {
 	n := len(w)
 	if n < minTypoWord {
