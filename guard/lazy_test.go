@@ -9,7 +9,7 @@ import (
 )
 
 // TestTablesAreBuiltOnFirstScan: New builds none of the built-in tables
-// (about 16 MiB); the first scan of any Guard builds them, once for every
+// (about 13 MiB); the first scan of any Guard builds them, once for every
 // Guard of the process. It runs in a fresh process, where no other test
 // has built them yet.
 func TestTablesAreBuiltOnFirstScan(t *testing.T) {
