@@ -89,6 +89,47 @@ func Tx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
 	return tx.Commit()
 }
 
+// Exec runs q on db and returns how many rows it affected, read while it
+// still holds the connection q ran on. The sql.Result of db.ExecContext
+// reads that count under the connection's lock after the connection is
+// back in the pool, and another goroutine may have taken it by then: one
+// that holds it in (*sql.Conn).Raw, as a LISTEN session does for as long
+// as it listens, makes the count wait as long. Like db.ExecContext, Exec
+// tries again on another connection when the driver says the statement
+// was not sent (driver.ErrBadConn).
+func Exec(ctx context.Context, db *sql.DB, q string, args ...any) (int64, error) {
+	for try := 0; ; try++ {
+		n, err := execOn(ctx, db, q, args)
+		if errors.Is(err, driver.ErrBadConn) && try < badConnRetries {
+			continue
+		}
+		return n, err
+	}
+}
+
+// badConnRetries is how often Exec tries again, as database/sql does.
+const badConnRetries = 2
+
+// testHookExecuted, when set, runs between a statement of Exec and the
+// reading of its count.
+var testHookExecuted func()
+
+func execOn(ctx context.Context, db *sql.DB, q string, args []any) (int64, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	res, err := conn.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, err
+	}
+	if testHookExecuted != nil {
+		testHookExecuted()
+	}
+	return res.RowsAffected()
+}
+
 // Querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
 type Querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)

@@ -718,12 +718,11 @@ func (l *Ledger) PruneUsage(ctx context.Context, cutoff time.Time) (int64, error
 		if err != nil {
 			return n, err
 		}
-		res, err := l.db.exec(ctx, `DELETE FROM parley_quota_usage WHERE period = $1 AND period_start_ns < $2 AND held = 0`,
+		k, err := l.db.count(ctx, `DELETE FROM parley_quota_usage WHERE period = $1 AND period_start_ns < $2 AND held = 0`,
 			string(per), first)
 		if err != nil {
 			return n, fail(ctx, "prune usage", err)
 		}
-		k, _ := res.RowsAffected()
 		n += k
 	}
 	return n, nil

@@ -88,9 +88,9 @@ func (rl *RateLimiter) Prune(ctx context.Context, cutoff time.Time) (int64, erro
 	if err != nil {
 		return 0, err
 	}
-	res, err := rl.db.exec(ctx, `DELETE FROM parley_quota_rate_calls WHERE at_ns <= $1`, cut)
+	n, err := rl.db.count(ctx, `DELETE FROM parley_quota_rate_calls WHERE at_ns <= $1`, cut)
 	if err != nil {
 		return 0, fail(ctx, "prune rate", err)
 	}
-	return rowsAffected(res), nil
+	return n, nil
 }

@@ -2,7 +2,6 @@ package sqlquota
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -155,17 +154,12 @@ func (s *SpendLedger) Prune(ctx context.Context, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := s.db.exec(ctx, `DELETE FROM parley_quota_spend
+	n, err := s.db.count(ctx, `DELETE FROM parley_quota_spend
 WHERE at_ns <= $1 - COALESCE((SELECT window_ns FROM parley_quota_spend_windows w
   WHERE w.connection = parley_quota_spend.connection AND w.principal = parley_quota_spend.principal), $2)`,
 		nowNs, int64(defaultKeep))
 	if err != nil {
 		return 0, fail(ctx, "prune spend", err)
 	}
-	return rowsAffected(res), nil
-}
-
-func rowsAffected(res sql.Result) int64 {
-	n, _ := res.RowsAffected()
-	return n
+	return n, nil
 }

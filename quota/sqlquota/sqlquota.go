@@ -81,8 +81,24 @@ type querier = sqltx.Querier
 // which modernc.org/sqlite also binds by number, so one text serves both
 // dialects and a parameter may be used twice.
 
+// count runs one writing statement outside a transaction, like exec, and
+// returns the rows it affected, read before the connection goes back to
+// the pool (sqltx.Exec): a connection another component holds in
+// (*sql.Conn).Raw, as the store's LISTEN sessions do on a shared pool,
+// would make the count of exec's sql.Result wait as long.
+func (b *db) count(ctx context.Context, q string, args ...any) (int64, error) {
+	if b.writes != nil {
+		if err := b.writes.Lock(ctx); err != nil {
+			return 0, err
+		}
+		defer b.writes.Unlock()
+	}
+	return sqltx.Exec(ctx, b.sql, q, args...)
+}
+
 // exec runs one writing statement outside a transaction; on SQLite it
-// waits its turn among this ledger's writers.
+// waits its turn among this ledger's writers. Its sql.Result's count is
+// not to be read (count).
 func (b *db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	if b.writes != nil {
 		if err := b.writes.Lock(ctx); err != nil {

@@ -97,13 +97,11 @@ func (s *Store) DeleteFeedback(ctx context.Context, messageID, userID string) er
 	if err := ctx.Err(); err != nil {
 		return fail(ctx, op, err)
 	}
-	res, err := s.exec(ctx, `DELETE FROM parley_feedback WHERE message_id = ? AND user_id = ?`, messageID, userID)
+	n, err := s.exec(ctx, `DELETE FROM parley_feedback WHERE message_id = ? AND user_id = ?`, messageID, userID)
 	if err != nil {
 		return fail(ctx, op, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fail(ctx, op, err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound(op, "feedback on message", messageID)
 	}
 	return nil

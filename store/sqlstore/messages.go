@@ -223,14 +223,12 @@ func (s *Store) UpdateMessage(ctx context.Context, m *store.Message) error {
 	if a.err != nil {
 		return invalid(op, "%v", a.err)
 	}
-	res, err := s.exec(ctx, `UPDATE parley_messages SET status = ?, blocks = ?, model_messages = ?,
+	n, err := s.exec(ctx, `UPDATE parley_messages SET status = ?, blocks = ?, model_messages = ?,
 		input_tokens = ?, output_tokens = ?, updated_at = ? WHERE id = ?`, a.a...)
 	if err != nil {
 		return fail(ctx, op, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fail(ctx, op, err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound(op, "message", m.ID)
 	}
 	m.UpdatedAt = updated
@@ -289,11 +287,7 @@ func (s *Store) InterruptStale(ctx context.Context, updatedBefore time.Time) (in
 	if a.err != nil {
 		return 0, invalid(op, "%v", a.err)
 	}
-	res, err := s.exec(ctx, `UPDATE parley_messages SET status = ?, updated_at = ? WHERE status = ? AND updated_at < ?`, a.a...)
-	if err != nil {
-		return 0, fail(ctx, op, err)
-	}
-	n, err := res.RowsAffected()
+	n, err := s.exec(ctx, `UPDATE parley_messages SET status = ?, updated_at = ? WHERE status = ? AND updated_at < ?`, a.a...)
 	if err != nil {
 		return 0, fail(ctx, op, err)
 	}

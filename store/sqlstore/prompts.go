@@ -180,13 +180,11 @@ func (s *Store) DeleteSystemPrompt(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return fail(ctx, op, err)
 	}
-	res, err := s.exec(ctx, `DELETE FROM parley_system_prompts WHERE id = ?`, id)
+	n, err := s.exec(ctx, `DELETE FROM parley_system_prompts WHERE id = ?`, id)
 	if err != nil {
 		return fail(ctx, op, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fail(ctx, op, err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound(op, "system prompt", id)
 	}
 	return nil

@@ -192,14 +192,12 @@ func (s *Store) ReopenProposal(ctx context.Context, token string, decidedAt time
 		// Outside the years a decision can be stored with.
 		return fmt.Errorf("sqlstore: %s: decided at another time: %w", op, store.ErrConflict)
 	}
-	res, err := s.exec(ctx, `UPDATE parley_proposals SET status = ?, decided_at = NULL
+	n, err := s.exec(ctx, `UPDATE parley_proposals SET status = ?, decided_at = NULL
 		WHERE token = ? AND status IN (?, ?) AND decided_at = ?`, a.a...)
 	if err != nil {
 		return fail(ctx, op, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fail(ctx, op, err)
-	} else if n == 1 {
+	if n == 1 {
 		return nil
 	}
 	var status store.ProposalStatus
@@ -246,12 +244,8 @@ func (s *Store) ExpireProposals(ctx context.Context, before time.Time) (int, err
 	if a.err != nil {
 		return 0, invalid(op, "%v", a.err)
 	}
-	res, err := s.exec(ctx, `UPDATE parley_proposals SET status = ?, decided_at = ?
+	n, err := s.exec(ctx, `UPDATE parley_proposals SET status = ?, decided_at = ?
 		WHERE status = ? AND expires_at <= ?`, a.a...)
-	if err != nil {
-		return 0, fail(ctx, op, err)
-	}
-	n, err := res.RowsAffected()
 	if err != nil {
 		return 0, fail(ctx, op, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"strings"
 	"time"
+
+	"github.com/parleyhq/parley/internal/sqltx"
 )
 
 // sweepBatch bounds the threads one retention transaction deletes, so a
@@ -59,13 +61,9 @@ func (s *Store) DeleteThreadsOlderThan(ctx context.Context, cutoff time.Time) (i
 // SKIP LOCKED passes over threads another transaction holds (a turn being
 // appended), and lets concurrent sweepers share the work.
 func (s *Store) sweepPostgres(ctx context.Context, args []any) (int64, error) {
-	res, err := s.db.ExecContext(ctx, s.rebind(`DELETE FROM parley_threads WHERE id IN (
+	return sqltx.Exec(ctx, s.db, s.rebind(`DELETE FROM parley_threads WHERE id IN (
 		SELECT id FROM parley_threads WHERE updated_at < ?
 		ORDER BY updated_at LIMIT ? FOR UPDATE SKIP LOCKED)`), args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.RowsAffected()
 }
 
 // sweepSQLite deletes one batch inside a write transaction: the ids first,

@@ -116,16 +116,19 @@ func (s *Store) rebind(q string) string {
 // querier is what *sql.DB, *sql.Tx and *sql.Conn have in common.
 type querier = sqltx.Querier
 
-// exec runs one writing statement outside a transaction. On SQLite it
-// waits its turn among this Store's writers.
-func (s *Store) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+// exec runs one writing statement outside a transaction and returns the
+// rows it affected. On SQLite it waits its turn among this Store's
+// writers. The count is read before the connection goes back to the pool
+// (sqltx.Exec), where the Store's own LISTEN sessions may take it and hold
+// it for as long as they listen.
+func (s *Store) exec(ctx context.Context, q string, args ...any) (int64, error) {
 	if s.writes != nil {
 		if err := s.writes.Lock(ctx); err != nil {
-			return nil, err
+			return 0, err
 		}
 		defer s.writes.Unlock()
 	}
-	return s.db.ExecContext(ctx, s.rebind(q), args...)
+	return sqltx.Exec(ctx, s.db, s.rebind(q), args...)
 }
 
 // write runs f in a write transaction: on PostgreSQL an ordinary READ

@@ -185,13 +185,11 @@ func (s *Store) updateThread(ctx context.Context, op, id, q string, a *args) err
 	if a.err != nil {
 		return invalid(op, "%v", a.err)
 	}
-	res, err := s.exec(ctx, q, a.a...)
+	n, err := s.exec(ctx, q, a.a...)
 	if err != nil {
 		return fail(ctx, op, err)
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fail(ctx, op, err)
-	} else if n == 0 {
+	if n == 0 {
 		return notFound(op, "thread", id)
 	}
 	return nil
@@ -210,10 +208,7 @@ func (s *Store) DeleteThread(ctx context.Context, id string) error {
 	if s.dialect == Postgres {
 		// One statement: the foreign keys cascade to messages (and from
 		// them to feedback) and proposals.
-		var res sql.Result
-		if res, err = s.exec(ctx, `DELETE FROM parley_threads WHERE id = ?`, id); err == nil {
-			n, err = res.RowsAffected()
-		}
+		n, err = s.exec(ctx, `DELETE FROM parley_threads WHERE id = ?`, id)
 	} else {
 		// SQLite enforces foreign keys only on connections that asked for
 		// it, so the feedback, messages and proposals are deleted
