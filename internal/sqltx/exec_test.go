@@ -14,7 +14,10 @@ import (
 // TestExecReadsTheCountBeforeAnotherTakesTheConnection: a goroutine that
 // takes the pool's only connection the moment it is free and holds it in
 // Raw, as the store's LISTEN session does, does not keep Exec from
-// returning. With db.ExecContext, the count (sql.Result.RowsAffected)
+// returning. The hook runs after the statement and before its count is
+// read, and returns once the goroutine has the connection or waits for it
+// (db.Stats().WaitCount); the hook is the only one, and no test here runs
+// in parallel. With db.ExecContext, the count (sql.Result.RowsAffected)
 // waited for that goroutine, and a turn's write hung for as long as the
 // session listened.
 func TestExecReadsTheCountBeforeAnotherTakesTheConnection(t *testing.T) {
@@ -47,10 +50,17 @@ func TestExecReadsTheCountBeforeAnotherTakesTheConnection(t *testing.T) {
 				return nil
 			})
 		})
-		// Give it the connection, if it is free.
-		select {
-		case <-held:
-		case <-time.After(100 * time.Millisecond):
+		// Wait until it has the connection, or waits for one (the
+		// statement's connection is still held).
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			select {
+			case <-held:
+				return
+			default:
+			}
+			if db.Stats().WaitCount > 0 {
+				return
+			}
 		}
 	}
 	t.Cleanup(func() { testHookExecuted = nil })

@@ -94,9 +94,11 @@ func Tx(ctx context.Context, db *sql.DB, f func(*sql.Tx) error) error {
 // reads that count under the connection's lock after the connection is
 // back in the pool, and another goroutine may have taken it by then: one
 // that holds it in (*sql.Conn).Raw, as a LISTEN session does for as long
-// as it listens, makes the count wait as long. Like db.ExecContext, Exec
-// tries again on another connection when the driver says the statement
-// was not sent (driver.ErrBadConn).
+// as it listens, makes the count wait as long. When the driver says the
+// statement was not sent (driver.ErrBadConn), Exec tries again, twice at
+// most, as db.ExecContext does; its tries take any connection of the
+// pool, where db.ExecContext's last one opens a new connection, which
+// db.Conn cannot ask for.
 func Exec(ctx context.Context, db *sql.DB, q string, args ...any) (int64, error) {
 	for try := 0; ; try++ {
 		n, err := execOn(ctx, db, q, args)
