@@ -95,7 +95,7 @@ type aimEntry struct {
 }
 
 type aimLexicon struct {
-	texts   []string   // entry id -> its normalized text
+	texts   []string   // entry id -> its normalized text (the tests' whole-lexicon automaton)
 	entries []aimEntry // entry id -> entry
 	// targets are the target entries' texts. They are not an automaton
 	// of their own: the rules' keyword automaton finds them in the same
@@ -299,9 +299,10 @@ func aimed(v *view, as *aimScratch, targets [][2]int32, out []rawFinding) []rawF
 	return out
 }
 
-// read appends to hits the entries in regions, disjoint and in order,
-// that are words of their kind: the targets of targets (as aimed takes
-// them) that lie in a region, and the other entries m finds there.
+// read appends to hits the lexicon's entries that lie in regions
+// (disjoint and in order) and are words of their kind: the targets the
+// rules' pass recorded (targets, as aimed takes them), and the other
+// entries, which m finds in each region.
 func (lx *aimLexicon) read(b []byte, targets [][2]int32, regions [][2]int, hits []aimHit) []aimHit {
 	for _, r := range regions {
 		lx.m.each(b[r[0]:r[1]], func(id, start int) {
@@ -351,7 +352,9 @@ func mergeHits(hits []aimHit) []aimHit {
 }
 
 // ownIn reports whether text holds a word of the lexicon that makes rules
-// the assistant's (aOwn, aYour: "anteriores", "your", "todas").
+// the assistant's (aOwn, aYour: "anteriores", "your", "todas"). The
+// targets among those words are found by set's keyword automaton, the
+// others by the lexicon's.
 func ownIn(set *injectionSet, text string) bool {
 	b := []byte(Normalize(text).Text)
 	lx := aimedTables()
