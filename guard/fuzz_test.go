@@ -6,9 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/parleyhq/parley/internal/guardcorpus"
 	"github.com/parleyhq/parley/internal/racesplit"
-	"github.com/parleyhq/parley/internal/testnote"
 )
 
 var fuzzSeeds = []string{
@@ -87,19 +85,7 @@ func FuzzCheck(f *testing.F) {
 // aimed detector panic, which Check turned into a GuardError Block.
 func TestCorpusNeverFailsClosed(t *testing.T) {
 	racesplit.Skip(t) // no concurrency of its own; slow under -race
-	texts, err := guardcorpus.OwnFrom(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if dir, err := guardcorpus.FindCorpus("."); err != nil {
-		testnote.Note(t, "third-party guard corpus", err.Error())
-	} else {
-		third, err := guardcorpus.LoadCorpus(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		texts = append(texts, third...)
-	}
+	texts := corpusEvery(t, 1)
 	g, err := New(Config{})
 	if err != nil {
 		t.Fatal(err)

@@ -91,9 +91,13 @@ func TestFastScanAgrees(t *testing.T) {
 
 // corpusSample is the project's corpus and, where it is on disk, every
 // eighth sample of the third-party guard corpus: the texts the checks that
-// compare two scans of one text read. Under -race (ten times slower) or
-// -short it is the project's corpus only.
-func corpusSample(t *testing.T) []guardcorpus.Sample {
+// compare two scans of one text read.
+func corpusSample(t *testing.T) []guardcorpus.Sample { return corpusEvery(t, 8) }
+
+// corpusEvery is the project's corpus and, where it is on disk, every
+// step-th sample of the third-party guard corpus. Under -race (ten times
+// slower) or -short it is the project's corpus only.
+func corpusEvery(t *testing.T, step int) []guardcorpus.Sample {
 	t.Helper()
 	texts, err := guardcorpus.OwnFrom(".")
 	if err != nil {
@@ -109,7 +113,7 @@ func corpusSample(t *testing.T) []guardcorpus.Sample {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i := 0; i < len(third); i += 8 {
+		for i := 0; i < len(third); i += step {
 			texts = append(texts, third[i])
 		}
 	}

@@ -97,17 +97,21 @@ func typoHash(s []byte) uint64 {
 // mayHold reports whether the string of hash h may be a key of id or
 // dels; false is certain.
 func (t *typoIndex) mayHold(h uint64) bool {
-	h *= 0x9e3779b97f4a7c15 // spread the polynomial's low bits
-	a, b := h>>48, h>>32&(typoKeyBits-1)
+	a, b := typoBits(h)
 	return t.keys[a>>6]&(1<<(a&63)) != 0 && t.keys[b>>6]&(1<<(b&63)) != 0
 }
 
 // hold adds the string of hash h to keys.
 func (t *typoIndex) hold(h uint64) {
-	h *= 0x9e3779b97f4a7c15
-	a, b := h>>48, h>>32&(typoKeyBits-1)
+	a, b := typoBits(h)
 	t.keys[a>>6] |= 1 << (a & 63)
 	t.keys[b>>6] |= 1 << (b & 63)
+}
+
+// typoBits returns the two bits of keys that stand for hash h.
+func typoBits(h uint64) (a, b uint64) {
+	h *= 0x9e3779b97f4a7c15 // spread the polynomial's low bits
+	return h >> 48, h >> 32 & (typoKeyBits - 1)
 }
 
 // ruleWords matches the words of a rule's source: runs of lower-case
