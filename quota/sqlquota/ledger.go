@@ -577,7 +577,7 @@ func (l *Ledger) SetLimits(ctx context.Context, userID string, lim quota.Limits)
 	}
 	var err error
 	if lim == (quota.Limits{}) {
-		_, err = l.db.exec(ctx, `DELETE FROM parley_quota_limits WHERE user_id = $1`, userID)
+		err = l.db.exec(ctx, `DELETE FROM parley_quota_limits WHERE user_id = $1`, userID)
 	} else {
 		arg := func(v *int64) any {
 			if v == nil {
@@ -585,7 +585,7 @@ func (l *Ledger) SetLimits(ctx context.Context, userID string, lim quota.Limits)
 			}
 			return *v
 		}
-		_, err = l.db.exec(ctx, `INSERT INTO parley_quota_limits (user_id, daily, weekly, monthly) VALUES ($1, $2, $3, $4)
+		err = l.db.exec(ctx, `INSERT INTO parley_quota_limits (user_id, daily, weekly, monthly) VALUES ($1, $2, $3, $4)
 ON CONFLICT (user_id) DO UPDATE SET daily = excluded.daily, weekly = excluded.weekly, monthly = excluded.monthly`,
 			userID, arg(lim.Daily), arg(lim.Weekly), arg(lim.Monthly))
 	}

@@ -95,7 +95,7 @@ func (s *SpendLedger) noteWindow(ctx context.Context, key quota.SpendKey, window
 	if window <= known {
 		return nil
 	}
-	if _, err := s.db.exec(ctx, `INSERT INTO parley_quota_spend_windows AS w (connection, principal, window_ns) VALUES ($1, $2, $3)
+	if err := s.db.exec(ctx, `INSERT INTO parley_quota_spend_windows AS w (connection, principal, window_ns) VALUES ($1, $2, $3)
 ON CONFLICT (connection, principal) DO UPDATE SET window_ns = excluded.window_ns WHERE w.window_ns < excluded.window_ns`,
 		key.Connection, key.Principal, int64(window)); err != nil {
 		return err
@@ -126,12 +126,12 @@ func (s *SpendLedger) Record(ctx context.Context, key quota.SpendKey, tokens int
 	if err != nil {
 		return err
 	}
-	if _, err := s.db.exec(ctx, `INSERT INTO parley_quota_spend (connection, principal, at_ns, tokens) VALUES ($1, $2, $3, $4)`,
+	if err := s.db.exec(ctx, `INSERT INTO parley_quota_spend (connection, principal, at_ns, tokens) VALUES ($1, $2, $3, $4)`,
 		key.Connection, key.Principal, nowNs, tokens); err != nil {
 		return fail(ctx, "record spend", err)
 	}
 	if s.records.Add(1)%pruneEvery == 0 {
-		if _, err := s.db.exec(ctx, `DELETE FROM parley_quota_spend WHERE connection = $1 AND principal = $2
+		if err := s.db.exec(ctx, `DELETE FROM parley_quota_spend WHERE connection = $1 AND principal = $2
 AND at_ns <= $3 - COALESCE((SELECT window_ns FROM parley_quota_spend_windows w
   WHERE w.connection = $1 AND w.principal = $2), $4)`,
 			key.Connection, key.Principal, nowNs, int64(defaultKeep)); err != nil {

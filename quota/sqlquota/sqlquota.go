@@ -85,7 +85,7 @@ type querier = sqltx.Querier
 // returns the rows it affected, read before the connection goes back to
 // the pool (sqltx.Exec): a connection another component holds in
 // (*sql.Conn).Raw, as the store's LISTEN sessions do on a shared pool,
-// would make the count of exec's sql.Result wait as long.
+// would make a sql.Result's count wait as long.
 func (b *db) count(ctx context.Context, q string, args ...any) (int64, error) {
 	if b.writes != nil {
 		if err := b.writes.Lock(ctx); err != nil {
@@ -97,16 +97,17 @@ func (b *db) count(ctx context.Context, q string, args ...any) (int64, error) {
 }
 
 // exec runs one writing statement outside a transaction; on SQLite it
-// waits its turn among this ledger's writers. Its sql.Result's count is
-// not to be read (count).
-func (b *db) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+// waits its turn among this ledger's writers. It returns no sql.Result, so
+// that no caller reads a count from one (count says why).
+func (b *db) exec(ctx context.Context, q string, args ...any) error {
 	if b.writes != nil {
 		if err := b.writes.Lock(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		defer b.writes.Unlock()
 	}
-	return b.q().ExecContext(ctx, q, args...)
+	_, err := b.q().ExecContext(ctx, q, args...)
+	return err
 }
 
 // maxAttempts bounds how often a transaction PostgreSQL aborted as a
